@@ -1,0 +1,3 @@
+"""Strata: local-first personal memory."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""embeddings package."""

@@ -1,0 +1,106 @@
+"""The one exception tree of Strata; shells turn these into HTTP codes, MCP errors or dialogs.
+
+    StrataError                      base: `code` is a stable machine-readable string
+    ├── ConfigError                  settings or environment unusable
+    ├── ModelError                   embedding model files missing, corrupt or unloadable
+    ├── StorageError                 database or vector index failure
+    │   └── MigrationError           schema could not be brought up to date
+    ├── InvalidInput                 caller sent something we cannot accept
+    │   ├── PayloadTooLarge          over a configured size limit
+    │   └── UnsupportedFormat        a file type we cannot read
+    ├── NotFound                     the named record does not exist
+    ├── Conflict                     duplicate upload, lock held, concurrent change
+    ├── AuthError                    missing or wrong local token
+    ├── LLMError                     optional LLM endpoint failed (callers fall back)
+    └── ConnectorError               platform errors, converted at the connector seam
+        ├── ConnectorAuthFailed      token revoked or wrong
+        ├── ConnectorRateLimited     429; `retry_after` seconds when the platform said
+        ├── ConnectorUnavailable     5xx, timeouts, network down
+        └── ConnectorNotFound        channel/chat gone or invisible to the token
+
+Expected outcomes ("nothing to forget", "lock held by another run") are return values.
+"""
+
+from __future__ import annotations
+
+
+class StrataError(Exception):
+    """Base of every error Strata raises on purpose."""
+
+    code = "strata_error"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class ConfigError(StrataError):
+    code = "config_error"
+
+
+class ModelError(StrataError):
+    code = "model_error"
+
+
+class StorageError(StrataError):
+    code = "storage_error"
+
+
+class MigrationError(StorageError):
+    code = "migration_error"
+
+
+class InvalidInput(StrataError):
+    code = "invalid_input"
+
+
+class PayloadTooLarge(InvalidInput):
+    code = "payload_too_large"
+
+
+class UnsupportedFormat(InvalidInput):
+    code = "unsupported_format"
+
+
+class NotFound(StrataError):
+    code = "not_found"
+
+
+class Conflict(StrataError):
+    code = "conflict"
+
+
+class AuthError(StrataError):
+    code = "unauthorized"
+
+
+class LLMError(StrataError):
+    code = "llm_error"
+
+
+class ConnectorError(StrataError):
+    code = "connector_error"
+
+
+class ConnectorAuthFailed(ConnectorError):
+    code = "connector_auth_failed"
+
+
+class ConnectorRateLimited(ConnectorError):
+    code = "connector_rate_limited"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after = retry_after
+
+
+class ConnectorUnavailable(ConnectorError):
+    code = "connector_unavailable"
+
+
+class ConnectorNotFound(ConnectorError):
+    code = "connector_not_found"

@@ -1,0 +1,94 @@
+"""Settings: defaults, then `settings.toml` in the data dir, then `STRATA_*` environment variables."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.core.errors import ConfigError
+from app.core.paths import DataLayout, default_data_dir
+
+
+class EmbeddingSettings(BaseModel):
+    """Which embedder builds vectors. `local` is the offline MiniLM; `openai` any compatible endpoint."""
+
+    provider: Literal["local", "openai", "hashing"] = "local"
+    model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    dimensions: int | None = None
+    batch_size: int = 32
+
+
+class LLMSettings(BaseModel):
+    """Optional OpenAI-compatible LLM for summaries, insight extraction and query expansion."""
+
+    enabled: bool = False
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    daily_token_cap: int = 200_000
+    timeout_seconds: float = 60.0
+
+
+class SearchSettings(BaseModel):
+    """Hybrid search knobs (see docs/ARCHITECTURE.md, search)."""
+
+    default_limit: int = 10
+    candidate_pool: int = 50
+    rrf_k: int = 60
+    min_raw_results_without_fallback: int = 3
+
+
+class ApiSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = 3415
+    max_body_bytes: int = 20 * 1024 * 1024
+    enabled_in_app: bool = True
+
+
+class Settings(BaseSettings):
+    """All of Strata's configuration, read once in the composition root."""
+
+    model_config = SettingsConfigDict(env_prefix="STRATA_", env_nested_delimiter="__", extra="ignore")
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    user_id: str = "local"
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    max_message_bytes: int = 10 * 1024 * 1024
+    log_level: str = "WARNING"
+
+    @property
+    def layout(self) -> DataLayout:
+        return DataLayout(self.data_dir)
+
+
+def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
+    """Defaults < data-dir `settings.toml` < environment < explicit overrides."""
+    base = Settings(**({"data_dir": data_dir} if data_dir else {}))
+    file_values: dict[str, Any] = {}
+    toml_path = base.layout.settings_file
+    if toml_path.exists():
+        try:
+            file_values = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"settings file {toml_path} is not valid TOML: {exc}",
+                hint="fix or delete the file; defaults are used when it is absent",
+            ) from exc
+    # Environment beats the file: let pydantic-settings read env on top of file values.
+    merged = {**file_values, **_env_only(), **overrides}
+    if data_dir:
+        merged["data_dir"] = data_dir
+    return Settings(**merged)
+
+
+def _env_only() -> dict[str, Any]:
+    env_settings = Settings()
+    explicit = env_settings.model_fields_set
+    return {name: getattr(env_settings, name) for name in explicit}

@@ -1,0 +1,1 @@
+"""Connectors: live platform sync and chat-export importers that yield RawMessage values."""

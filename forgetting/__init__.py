@@ -1,0 +1,1 @@
+"""Forgetting engine: scoring, tiers, grouping, summaries and the per-user lock."""

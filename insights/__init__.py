@@ -1,0 +1,1 @@
+"""Insights: structured records extracted from messages, ranked by value."""
