@@ -1,0 +1,71 @@
+"""Change events for the window: mutations name what changed, each view refreshes only that."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+# The kinds of data a view can depend on; a MutateOp names the ones it touched.
+MESSAGES = "messages"
+SUMMARIES = "summaries"
+INSIGHTS = "insights"
+DOCUMENTS = "documents"
+CONNECTORS = "connectors"
+FORGETTING = "forgetting"
+SETTINGS = "settings"
+ALL_KINDS = frozenset({MESSAGES, SUMMARIES, INSIGHTS, DOCUMENTS, CONNECTORS, FORGETTING, SETTINGS})
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """A change descriptor: the set of data kinds a mutation touched."""
+
+    kinds: frozenset[str]
+
+    @classmethod
+    def of(cls, *kinds: str) -> Changes:
+        unknown = set(kinds) - ALL_KINDS
+        if unknown:
+            raise ValueError(f"unknown change kinds {sorted(unknown)}; use names from app.ui.events")
+        return cls(frozenset(kinds))
+
+    def touches(self, *kinds: str) -> bool:
+        return bool(self.kinds.intersection(kinds))
+
+
+class UiEvents(QObject):
+    """The window's event bus. `changed` is always emitted on the GUI thread.
+
+    Publishing from a worker thread is allowed: the signal is queued to the GUI thread because
+    the bus object lives there.
+    """
+
+    changed = Signal(object)
+
+    def publish(self, changes: Changes) -> None:
+        if changes.kinds:
+            self.changed.emit(changes)
+
+    def subscribe(
+        self, view: QObject, kinds: set[str] | frozenset[str], callback: Callable[[Changes], None]
+    ) -> None:
+        """Call `callback(changes)` when a change touches one of `kinds`; tied to `view`'s lifetime."""
+        wanted = frozenset(kinds)
+
+        def relay(changes: Changes) -> None:
+            if changes.kinds & wanted:
+                callback(changes)
+
+        self.changed.connect(relay)
+        # A closed view must not be called back: drop the connection with the view.
+        view.destroyed.connect(lambda *_: _safe_disconnect(self.changed, relay))
+
+
+def _safe_disconnect(signal: Any, slot: Callable[..., Any]) -> None:
+    try:
+        signal.disconnect(slot)
+    except (RuntimeError, TypeError):
+        pass
