@@ -1,0 +1,138 @@
+"""The main window: sidebar + stacked screens, remembered geometry, Ctrl+K, tray quick search."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QStackedWidget,
+    QWidget,
+)
+
+from app.ui.context import UiContext
+from app.ui.icons import app_icon
+from app.ui.screens.base import Screen
+from app.ui.screens.connectors import ConnectorsScreen
+from app.ui.screens.insights import InsightsScreen
+from app.ui.screens.knowledge_base import KnowledgeBaseScreen
+from app.ui.screens.memory import MemoryScreen
+from app.ui.screens.search import SearchScreen
+from app.ui.screens.settings import SettingsScreen
+
+# Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings.
+SCREENS: list[tuple[str, str, Callable[[UiContext], Screen]]] = [
+    ("search", "Search", SearchScreen),
+    ("insights", "Insights", InsightsScreen),
+    ("knowledge_base", "Knowledge Base", KnowledgeBaseScreen),
+    ("connectors", "Connectors", ConnectorsScreen),
+    ("memory", "Memory", MemoryScreen),
+    ("settings", "Settings", SettingsScreen),
+]
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, ctx: UiContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setWindowTitle("Strata")
+        self.setWindowIcon(app_icon())
+        self.screens: dict[str, Screen] = {}
+
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setFixedWidth(170)
+        self.sidebar.setIconSize(QSize(18, 18))
+        self.sidebar.setStyleSheet(
+            "QListWidget#sidebar{border:none;background:palette(window);padding-top:8px;}"
+            "QListWidget#sidebar::item{padding:8px 12px;border-radius:6px;margin:1px 6px;}"
+            "QListWidget#sidebar::item:selected{background:palette(highlight);color:palette(highlighted-text);}"
+        )
+        self.stack = QStackedWidget()
+        for key, label, factory in SCREENS:
+            screen = factory(ctx)
+            screen.setObjectName(f"screen_{key}")
+            self.screens[key] = screen
+            self.stack.addWidget(screen)
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            self.sidebar.addItem(item)
+        self.sidebar.currentRowChanged.connect(self._show_row)
+
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.sidebar)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        shortcut = QShortcut(QKeySequence("Ctrl+K"), self)
+        shortcut.setContext(Qt.ShortcutContext.ApplicationShortcut)
+        shortcut.activated.connect(self.focus_search)
+        for index in range(len(SCREENS)):
+            # Ctrl+1..6 jump between screens, keyboard-first.
+            jump = QShortcut(QKeySequence(f"Ctrl+{index + 1}"), self)
+            jump.activated.connect(lambda i=index: self.sidebar.setCurrentRow(i))
+
+        self._restore_state()
+
+    # --- navigation ------------------------------------------------------------------------
+    def _show_row(self, row: int) -> None:
+        if row < 0:
+            return
+        self.stack.setCurrentIndex(row)
+        key = SCREENS[row][0]
+        self.screens[key].activate()
+        QSettings().setValue("window/screen", key)
+
+    def show_screen(self, key: str) -> Screen:
+        row = [k for k, _, _ in SCREENS].index(key)
+        if self.sidebar.currentRow() != row:
+            self.sidebar.setCurrentRow(row)
+        else:
+            self.screens[key].activate()
+        return self.screens[key]
+
+    def current_key(self) -> str:
+        return SCREENS[self.stack.currentIndex()][0]
+
+    def focus_search(self, text: str | None = None) -> None:
+        """Ctrl+K and the tray: bring the window up on Search with the query box focused."""
+        self.bring_to_front()
+        screen = self.show_screen("search")
+        screen.focus_query(text)  # type: ignore[attr-defined]
+
+    def bring_to_front(self) -> None:
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    # --- persistence -----------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1180, 760)
+        keys = [k for k, _, _ in SCREENS]
+        last = settings.value("window/screen", "search")
+        self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
+
+    def save_state(self) -> None:
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/screen", self.current_key())
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        self.save_state()
+        super().closeEvent(event)

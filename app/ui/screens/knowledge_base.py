@@ -1,0 +1,14 @@
+"""Knowledge Base screen."""
+
+from __future__ import annotations
+
+from app.ui.context import UiContext
+from app.ui.screens.base import Screen, unavailable
+
+
+class KnowledgeBaseScreen(Screen):
+    title = "Knowledge Base"
+
+    def __init__(self, ctx: UiContext) -> None:
+        super().__init__(ctx)
+        unavailable(self, "The knowledge base")

@@ -1,0 +1,106 @@
+"""Small shared widgets: the status banner, section headers, a chip bar and an empty-state label."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QWidget
+
+from app.ui.errors import describe
+
+
+class Banner(QLabel):
+    """One line under a screen's header: info, success or error (errors described by type)."""
+
+    _STYLES = {
+        "info": "background:#e8efff;color:#1b2a55;",
+        "ok": "background:#e4f6e8;color:#14451f;",
+        "error": "background:#fde7e7;color:#5c1111;",
+    }
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hide()
+        self.kind = ""
+
+    def show_message(self, text: str, kind: str = "info") -> None:
+        self.kind = kind
+        self.setStyleSheet(f"QLabel{{{self._STYLES[kind]}padding:6px 10px;border-radius:6px;}}")
+        self.setText(text)
+        self.show()
+
+    def show_error(self, exc: BaseException) -> None:
+        title, detail = describe(exc)
+        self.show_message(f"<b>{title}.</b> {detail}", "error")
+
+    def clear_message(self) -> None:
+        self.kind = ""
+        self.clear()
+        self.hide()
+
+
+def header(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 1.5)
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+def muted(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: palette(placeholder-text);")
+    return label
+
+
+class Chip(QToolButton):
+    """A removable filter chip ("platform: slack ✕")."""
+
+    def __init__(self, key: str, value: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key, self.value = key, value
+        self.setText(f"{key}: {value}  ✕")
+        self.setAutoRaise(True)
+        self.setStyleSheet("QToolButton{border:1px solid palette(mid);border-radius:10px;padding:2px 8px;}")
+        self.setToolTip("Remove this filter")
+
+
+class ChipBar(QWidget):
+    """The active filter chips; emits `removed(key, value)` when one is clicked."""
+
+    removed = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addStretch(1)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_chips(self, chips: list[tuple[str, str]]) -> None:
+        while self._layout.count() > 1:
+            item = self._layout.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        for key, value in chips:
+            chip = Chip(key, value, self)
+            chip.clicked.connect(lambda _=False, k=key, v=value: self.removed.emit(k, v))
+            self._layout.insertWidget(self._layout.count() - 1, chip)
+
+    def chips(self) -> list[tuple[str, str]]:
+        out = []
+        for i in range(self._layout.count()):
+            w = self._layout.itemAt(i).widget()
+            if isinstance(w, Chip):
+                out.append((w.key, w.value))
+        return out
+
+
+def button(text: str, tooltip: str = "") -> QPushButton:
+    b = QPushButton(text)
+    if tooltip:
+        b.setToolTip(tooltip)
+    return b
