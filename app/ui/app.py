@@ -60,6 +60,8 @@ def _shutdown(window: MainWindow) -> None:
     wait_for_pool(timeout_ms=10_000)
     guard = window.ctx.guard
     if guard is not None and guard.violations:
-        print(f"strata ui debug: {len(guard.violations)} service calls ran on the GUI thread:", file=sys.stderr)
+        print(
+            f"strata ui debug: {len(guard.violations)} service calls ran on the GUI thread:", file=sys.stderr
+        )
         for name in sorted(set(guard.violations)):
             print(f"  {name}", file=sys.stderr)

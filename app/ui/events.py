@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,5 @@ class UiEvents(QObject):
 
 
 def _safe_disconnect(signal: Any, slot: Callable[..., Any]) -> None:
-    try:
+    with contextlib.suppress(RuntimeError, TypeError):
         signal.disconnect(slot)
-    except (RuntimeError, TypeError):
-        pass

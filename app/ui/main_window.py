@@ -133,6 +133,6 @@ class MainWindow(QMainWindow):
         settings.setValue("window/screen", self.current_key())
         settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
         super().closeEvent(event)

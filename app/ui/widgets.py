@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QWidget
 
@@ -11,7 +13,7 @@ from app.ui.errors import describe
 class Banner(QLabel):
     """One line under a screen's header: info, success or error (errors described by type)."""
 
-    _STYLES = {
+    _STYLES: ClassVar[dict[str, str]] = {
         "info": "background:#e8efff;color:#1b2a55;",
         "ok": "background:#e4f6e8;color:#14451f;",
         "error": "background:#fde7e7;color:#5c1111;",

@@ -7,8 +7,8 @@ import os
 # Must be set before any Qt module creates the application.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+import pytest
+from PySide6.QtCore import QCoreApplication, QSettings
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,46 @@
+"""Highlight query terms in result text (HTML-escaped, case-insensitive, works for CJK substrings)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TERM = re.compile(r"[^\s\"'()]+", re.UNICODE)
+# Words too common to be worth painting in a result.
+_STOP = frozenset({"a", "an", "and", "the", "of", "to", "in", "on", "for", "is", "it", "or", "at"})
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth highlighting, longest first (so overlaps paint the longer one)."""
+    terms = {t.strip(".,;:!?").lower() for t in _TERM.findall(query)}
+    terms = {t for t in terms if t and t not in _STOP and ":" not in t}
+    return sorted(terms, key=lambda t: (-len(t), t))
+
+
+def highlight_html(text: str, terms: list[str], colour: str) -> str:
+    """`text` as HTML with every occurrence of `terms` wrapped in a coloured span."""
+    if not text:
+        return ""
+    if not terms:
+        return html.escape(text)
+    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+    out: list[str] = []
+    pos = 0
+    for match in pattern.finditer(text):
+        out.append(html.escape(text[pos : match.start()]))
+        out.append(f'<span style="background:{colour};">{html.escape(match.group(0))}</span>')
+        pos = match.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def snippet(text: str, terms: list[str], width: int = 220) -> str:
+    """A window of `text` around the first matched term, so long messages show the hit."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    hits = [lower.find(t) for t in terms if lower.find(t) >= 0]
+    start = max(0, min(hits) - width // 3) if hits else 0
+    end = min(len(flat), start + width)
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")

@@ -1,0 +1,1 @@
+"""Thin Qt item models over plain rows (frozen dataclasses or dicts), testable headless."""
