@@ -68,3 +68,42 @@ class UiEvents(QObject):
 def _safe_disconnect(signal: Any, slot: Callable[..., Any]) -> None:
     with contextlib.suppress(RuntimeError, TypeError):
         signal.disconnect(slot)
+
+
+# Core event entities (app.core.events.Change.entity) → the view kinds above.
+_ENTITY_KINDS = {
+    "message": MESSAGES,
+    "messages": MESSAGES,
+    "summary": SUMMARIES,
+    "summaries": SUMMARIES,
+    "document": DOCUMENTS,
+    "documents": DOCUMENTS,
+    "insight": INSIGHTS,
+    "insights": INSIGHTS,
+    "connector": CONNECTORS,
+    "connectors": CONNECTORS,
+    "forgetting": FORGETTING,
+    "forget_run": FORGETTING,
+    "settings": SETTINGS,
+}
+
+
+def kinds_for_entity(entity: str) -> frozenset[str]:
+    kind = _ENTITY_KINDS.get(entity)
+    if kind is not None:
+        return frozenset({kind})
+    # An entity we do not know yet (a new feature): refresh everything rather than show stale data.
+    return ALL_KINDS
+
+
+def bridge_core_events(bus: Any, events: UiEvents) -> Callable[[], None]:
+    """Forward core `Change`s (published on any thread) to the window's bus on the GUI thread.
+
+    The CLI, the REST server and scheduled jobs in this process mutate through the services;
+    this is how the window hears about those changes. Returns the unsubscribe function.
+    """
+
+    def forward(change: Any) -> None:
+        events.publish(Changes(kinds_for_entity(str(getattr(change, "entity", "")))))
+
+    return bus.subscribe(forward)

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.ui.context import UiContext
 from app.ui.ops import MutateOp, QueryOp
 from app.ui.widgets import Banner, header, muted
+
+RELOAD_COALESCE_MS = 150
 
 
 class Screen(QWidget):
@@ -27,6 +30,11 @@ class Screen(QWidget):
         self.ctx = ctx
         self._loaded = False
         self._stale = False
+        # Bursts of change events (an import publishes per batch) collapse into one reload.
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(RELOAD_COALESCE_MS)
+        self._reload_timer.timeout.connect(self.reload)
         self.outer = QVBoxLayout(self)
         self.outer.setContentsMargins(18, 14, 18, 14)
         self.outer.addWidget(header(self.title))
@@ -48,7 +56,7 @@ class Screen(QWidget):
     def _on_changed(self, changes: Any) -> None:
         # Hidden screens only mark themselves stale; they reload when shown again.
         if self.isVisible():
-            self.reload()
+            self._reload_timer.start()
         else:
             self._stale = True
 

@@ -1,0 +1,54 @@
+"""Search results as a table: source, person, time, tier, and the text with highlighted terms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.domain import SearchHit
+from app.ui.formatting import local_time, source_label, tier_badge
+from app.ui.highlight import highlight_html, snippet
+from app.ui.models.rows import Column, RowsModel
+
+KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document"}
+
+
+def _source(hit: SearchHit) -> str:
+    if hit.kind == "chunk":
+        return f"📄 {hit.extra.get('title') or hit.extra.get('filename') or 'document'}"
+    label = source_label(hit.platform, hit.channel)
+    return f"{label} · summary" if hit.kind == "summary" else label
+
+
+def _tier(hit: SearchHit) -> str:
+    tier = hit.tier or ""
+    return f"{tier} 📌" if hit.extra.get("is_pinned") else tier
+
+
+class HitsModel(RowsModel[SearchHit]):
+    TEXT_COLUMN = 4
+
+    def __init__(self, parent: Any = None) -> None:
+        self.terms: list[str] = []
+        self.colour = "#fff1a8"
+        super().__init__(
+            [
+                Column("Source", _source),
+                Column("Person", lambda h: h.person or ""),
+                Column("Time", lambda h: local_time(h.timestamp)),
+                Column("Tier", _tier, html=lambda h: tier_badge(h.tier) if h.tier else ""),
+                Column(
+                    "Text",
+                    lambda h: snippet(h.content or "", self.terms),
+                    tooltip=lambda h: (h.content or "")[:1000],
+                    html=lambda h: highlight_html(
+                        snippet(h.content or "", self.terms), self.terms, self.colour
+                    ),
+                ),
+            ],
+            parent,
+        )
+
+    def set_view(self, terms: list[str], colour: str) -> None:
+        """Terms to highlight (set before `set_rows`, which resets the view)."""
+        self.terms = terms
+        self.colour = colour

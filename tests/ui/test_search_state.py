@@ -1,0 +1,51 @@
+"""Search state → filters, and term highlighting (pure logic)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from app.ui.highlight import highlight_html, query_terms, snippet
+from app.ui.search_state import SearchState, date_bounds
+
+NOW = int(datetime(2024, 5, 20, 15, 30).timestamp() * 1000)
+
+
+def test_chips_become_filters():
+    state = SearchState("budget").add_chip("platform", "slack").add_chip("person", "Ana")
+    state = state.add_chip("channel", "general").add_chip("platform", "slack")
+    f = state.filters(NOW)
+    assert f.platforms == ("slack",) and f.persons == ("Ana",) and f.channels == ("general",)
+    assert state.remove_chip("platform", "slack").filters(NOW).platforms == ()
+
+
+def test_one_date_chip_at_a_time_and_bounds():
+    state = SearchState("x").add_chip("date", "last 7 days").add_chip("date", "2024-03-01..2024-03-31")
+    assert state.values("date") == ("2024-03-01..2024-03-31",)
+    since, until = state.filters(NOW).since, state.filters(NOW).until
+    assert since == int(datetime(2024, 3, 1).timestamp() * 1000)
+    assert until == int(datetime(2024, 4, 1).timestamp() * 1000) - 1
+    since, until = date_bounds("last 7 days", NOW)
+    assert since == int(datetime(2024, 5, 13).timestamp() * 1000) and until is None
+
+
+def test_bad_date_and_unknown_key_are_clear_errors():
+    with pytest.raises(ValueError, match="not a date"):
+        SearchState("x").add_chip("date", "2024-13-01..").filters(NOW)
+    with pytest.raises(ValueError, match="unknown filter"):
+        SearchState().add_chip("colour", "red")
+
+
+def test_highlight_escapes_and_marks_terms_case_insensitively():
+    terms = query_terms('The Budget "<b>" 预算')
+    assert "the" not in terms and "budget" in terms and "预算" in terms
+    out = highlight_html("Q3 budget <draft> BUDGET 预算表", terms, "#ff0")
+    assert out.count('<span style="background:#ff0;">') == 3
+    assert "&lt;draft&gt;" in out
+
+
+def test_snippet_centres_on_first_hit():
+    text = "filler " * 100 + "the deadline is friday " + "tail " * 50
+    cut = snippet(text, ["deadline"], width=80)
+    assert "deadline" in cut and cut.startswith("…") and len(cut) <= 82
