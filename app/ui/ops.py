@@ -88,7 +88,7 @@ class _Job(QRunnable):
         relay = self._relay
         try:
             if self._wants_progress:
-                result = self._fn(lambda d, t, label="": relay.progressed.emit(int(d), int(t), str(label)))
+                result = self._fn(_progress_emitter(relay))
             else:
                 result = self._fn()
         except BaseException as exc:  # every failure must reach the GUI, never vanish in a worker
@@ -96,6 +96,14 @@ class _Job(QRunnable):
             relay.failed.emit(exc)
             return
         relay.succeeded.emit(result)
+
+
+def _progress_emitter(relay: _Relay) -> Callable[..., None]:
+    # Core progress callbacks are (done, total | None); ours may add a label. Unknown total → 0.
+    def emit(done: int, total: int | None = None, label: str = "") -> None:
+        relay.progressed.emit(int(done), int(total or 0), str(label))
+
+    return emit
 
 
 def _wants_progress(fn: Callable[..., Any]) -> bool:

@@ -1,0 +1,112 @@
+"""What the desktop app hosts besides the window: the REST/MCP server and the job scheduler."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from app.core.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+class ApiServerHost:
+    """Runs the REST + MCP app under uvicorn on a daemon thread; toggled from Settings.
+
+    FastAPI, uvicorn and the MCP SDK are imported on first start, never at window start-up.
+    """
+
+    def __init__(self, services: Any) -> None:
+        self.services = services
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.port: int | None = None
+        self.error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, port: int, *, timeout: float = 15.0) -> int:
+        """Start serving on 127.0.0.1:`port`; blocks (off the GUI thread) until it accepts requests."""
+        if self.running:
+            if self.port == port:
+                return port
+            self.stop()
+        import uvicorn
+
+        from app.api.app import create_app
+        from app.api.server import uvicorn_config
+
+        host = self.services.settings.api.host
+        config = uvicorn_config(create_app(self.services), host, port)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, name="strata-api", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not thread.is_alive():
+                raise ConfigError(
+                    f"the API server could not listen on {host}:{port}",
+                    hint="another program may use that port; pick another one in Settings",
+                )
+            if time.monotonic() > deadline:
+                server.should_exit = True
+                raise ConfigError(f"the API server did not start within {timeout:.0f} s")
+            time.sleep(0.02)
+        self._server, self._thread, self.port, self.error = server, thread, port, None
+        return port
+
+    def stop(self, timeout: float = 8.0) -> None:
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        server.should_exit = True
+        thread.join(timeout)
+        self._server, self._thread, self.port = None, None, None
+
+
+class SchedulerHost:
+    """APScheduler in a background thread: one instance per job, missed runs coalesced.
+
+    Feature branches expose `register_jobs(scheduler, services)`-style functions; the app calls
+    the ones the services provide (see `register`). The scheduler never touches Qt.
+    """
+
+    def __init__(self, services: Any) -> None:
+        self.services = services
+        self.scheduler: Any = None
+
+    def start(self) -> Any:
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        self.scheduler = BackgroundScheduler(
+            job_defaults={"max_instances": 1, "coalesce": True, "misfire_grace_time": 3600},
+            daemon=True,
+        )
+        self.register(self.scheduler)
+        self.scheduler.start()
+        return self.scheduler
+
+    def register(self, scheduler: Any) -> list[str]:
+        """Call every job-registration function the services expose; returns the job ids."""
+        registrars = getattr(self.services, "job_registrars", None) or []
+        for register in registrars:
+            try:
+                register(scheduler, self.services)
+            except Exception:  # one feature's bad schedule must not stop the others
+                log.exception("could not register jobs from %r", register)
+        return [job.id for job in scheduler.get_jobs()]
+
+    def jobs(self) -> list[tuple[str, str, Any]]:
+        """(id, name, next run time) of every scheduled job, for the Settings screen."""
+        if self.scheduler is None:
+            return []
+        return [(j.id, j.name, getattr(j, "next_run_time", None)) for j in self.scheduler.get_jobs()]
+
+    def stop(self) -> None:
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        self.scheduler = None
