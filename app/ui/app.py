@@ -9,10 +9,12 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 
 from app.ui.context import UiContext
-from app.ui.events import UiEvents
+from app.ui.errors import describe
+from app.ui.events import UiEvents, bridge_core_events
+from app.ui.hosting import ApiServerHost, SchedulerHost
 from app.ui.icons import app_icon
 from app.ui.main_window import MainWindow
-from app.ui.ops import GuiThreadGuard, wait_for_pool
+from app.ui.ops import GuiThreadGuard, QueryOp, wait_for_pool
 from app.ui.theme import apply_theme, follow_system_scheme
 from app.ui.tray import install_tray
 
@@ -31,37 +33,100 @@ def ensure_qapp(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def build_window(services: Any, *, debug: bool | None = None) -> MainWindow:
-    """The window over `services`; with `debug` every service call is checked for the GUI thread."""
+def build_window(services: Any | None, *, debug: bool | None = None) -> MainWindow:
+    """The window over `services` (None: attach later); `debug` checks every service call's thread."""
     if debug is None:
         debug = os.environ.get(DEBUG_ENV, "") not in ("", "0")
     guard = GuiThreadGuard(strict=False) if debug else None
-    ctx = UiContext(services=services, events=UiEvents(), guard=guard)
-    return MainWindow(ctx)
+    ctx = UiContext(services=None, events=UiEvents(), guard=guard)
+    window = MainWindow(ctx)
+    if services is not None:
+        attach(window, services)
+    return window
+
+
+def attach(window: MainWindow, services: Any) -> None:
+    """Give the window its services and let core change events reach the views."""
+    bus = getattr(services, "events", None)
+    if bus is not None and hasattr(bus, "subscribe"):
+        window.ctx.unsubscribe_core = bridge_core_events(bus, window.ctx.events)
+    clock = getattr(services, "clock", None)
+    if clock is not None:
+        window.ctx.clock = clock
+    window.attach_services(services)
 
 
 def run_app(services: Any, argv: list[str] | None = None) -> int:
-    """Start the desktop app over already-built services; returns the exit code."""
+    """Start the desktop app; returns the exit code.
+
+    `services` is a built Services container, or a zero-argument callable that builds one: then
+    the window shows at once and the data dir (LanceDB, migrations, repair) opens in the
+    background, which is what keeps cold start short.
+    """
     app = ensure_qapp(argv)
     apply_theme(app)
     follow_system_scheme(app)
-    # Closing the window keeps the tray alive only when a tray exists.
-    window = build_window(services)
+    window = build_window(None)
     tray = install_tray(window)
+    # Closing the window keeps the app in the tray only when a tray is really shown.
     app.setQuitOnLastWindowClosed(tray is None or not tray.isVisible())
+    host = AppHost(window)
     window.show()
-    app.aboutToQuit.connect(lambda: _shutdown(window))
+    if callable(services):
+        QueryOp(parent=window, op=services, success=host.opened).failure(host.failed).run_in_background()
+    else:
+        host.opened(services)
+    app.aboutToQuit.connect(host.shutdown)
     return app.exec()
 
 
-def _shutdown(window: MainWindow) -> None:
-    window.save_state()
-    # Let running writes finish so nothing is cut mid-transaction.
-    wait_for_pool(timeout_ms=10_000)
-    guard = window.ctx.guard
-    if guard is not None and guard.violations:
-        print(
-            f"strata ui debug: {len(guard.violations)} service calls ran on the GUI thread:", file=sys.stderr
-        )
-        for name in sorted(set(guard.violations)):
-            print(f"  {name}", file=sys.stderr)
+class AppHost:
+    """Owns what runs beside the window: the services, the scheduler and the API server."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.services: Any = None
+        self.scheduler: SchedulerHost | None = None
+        self.api: ApiServerHost | None = None
+
+    def opened(self, services: Any) -> None:
+        self.services = services
+        self.scheduler = SchedulerHost(services)
+        self.api = ApiServerHost(services)
+        self.window.ctx.hosting = self
+        attach(self.window, services)
+        # Jobs and the server start off the GUI thread: APScheduler and uvicorn import lazily.
+        QueryOp(parent=self.window, op=self.scheduler.start).failure(self._report).run_in_background()
+        settings = getattr(services, "settings", None)
+        if settings is not None and settings.api.enabled_in_app:
+            port = settings.api.port
+            QueryOp(parent=self.window, op=lambda: self.api.start(port)).failure(
+                self._report
+            ).run_in_background()
+
+    def failed(self, exc: BaseException) -> None:
+        title, detail = describe(exc)
+        self.window.show_failure(f"{title}.\n{detail}")
+
+    def _report(self, exc: BaseException) -> None:
+        # Scheduler/server trouble must not stop the window; Settings shows the server state.
+        title, detail = describe(exc)
+        print(f"strata: {title}: {detail}", file=sys.stderr)
+
+    def shutdown(self) -> None:
+        self.window.save_state()
+        if self.scheduler is not None:
+            self.scheduler.stop()
+        if self.api is not None:
+            self.api.stop()
+        # Let running writes finish so nothing is cut mid-transaction.
+        wait_for_pool(timeout_ms=10_000)
+        guard = self.window.ctx.guard
+        if guard is not None and guard.violations:
+            count = len(guard.violations)
+            print(f"strata ui debug: {count} service calls ran on the GUI thread:", file=sys.stderr)
+            for name in sorted(set(guard.violations)):
+                print(f"  {name}", file=sys.stderr)
+        close = getattr(self.services, "close", None)
+        if close is not None:
+            close()

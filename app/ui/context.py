@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,8 @@ class UiContext:
     events: UiEvents
     guard: GuiThreadGuard | None = None
     clock: Clock = field(default_factory=SystemClock)
+    hosting: Any = None  # the AppHost (scheduler + API server) when running as the real app
+    unsubscribe_core: Callable[[], None] | None = None
 
     def service(self, name: str) -> Any | None:
         """The named service, wrapped by the GUI-thread guard in debug runs; None when absent."""

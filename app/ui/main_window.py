@@ -8,6 +8,7 @@ from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -54,15 +55,14 @@ class MainWindow(QMainWindow):
             "QListWidget#sidebar::item:selected{background:palette(highlight);color:palette(highlighted-text);}"
         )
         self.stack = QStackedWidget()
-        for key, label, factory in SCREENS:
-            screen = factory(ctx)
-            screen.setObjectName(f"screen_{key}")
-            self.screens[key] = screen
-            self.stack.addWidget(screen)
+        for _key, label, _factory in SCREENS:
             item = QListWidgetItem(label)
-            item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setData(Qt.ItemDataRole.UserRole, _key)
             self.sidebar.addItem(item)
-        self.sidebar.currentRowChanged.connect(self._show_row)
+        self.loading = QLabel("Opening your memory…")
+        self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.loading)
+        self._pending_search: str | bool | None = False  # a Ctrl+K that came before the services
 
         central = QWidget()
         row = QHBoxLayout(central)
@@ -80,11 +80,40 @@ class MainWindow(QMainWindow):
             jump = QShortcut(QKeySequence(f"Ctrl+{index + 1}"), self)
             jump.activated.connect(lambda i=index: self.sidebar.setCurrentRow(i))
 
-        self._restore_state()
+        self._restore_geometry()
+        if ctx.services is not None:
+            self.attach_services(ctx.services)
+
+    def attach_services(self, services: object) -> None:
+        """Build the screens once the services exist (they may open after the window shows)."""
+        self.ctx.services = services
+        for key, _label, factory in SCREENS:
+            screen = factory(self.ctx)
+            screen.setObjectName(f"screen_{key}")
+            self.screens[key] = screen
+            self.stack.addWidget(screen)
+        self.stack.removeWidget(self.loading)
+        self.loading.deleteLater()
+        self.sidebar.currentRowChanged.connect(self._show_row)
+        keys = [k for k, _, _ in SCREENS]
+        last = QSettings().value("window/screen", "search")
+        self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
+        self._show_row(self.sidebar.currentRow())
+        if self._pending_search is not False:
+            self.focus_search(self._pending_search)  # type: ignore[arg-type]
+
+    def show_failure(self, text: str) -> None:
+        """The services could not open: say why in place of the screens."""
+        self.loading.setText(text)
+        self.loading.setWordWrap(True)
 
     # --- navigation ------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return bool(self.screens)
+
     def _show_row(self, row: int) -> None:
-        if row < 0:
+        if row < 0 or not self.ready:
             return
         self.stack.setCurrentIndex(row)
         key = SCREENS[row][0]
@@ -100,11 +129,15 @@ class MainWindow(QMainWindow):
         return self.screens[key]
 
     def current_key(self) -> str:
-        return SCREENS[self.stack.currentIndex()][0]
+        row = self.sidebar.currentRow()
+        return SCREENS[row][0] if row >= 0 else "search"
 
     def focus_search(self, text: str | None = None) -> None:
         """Ctrl+K and the tray: bring the window up on Search with the query box focused."""
         self.bring_to_front()
+        if not self.ready:
+            self._pending_search = text
+            return
         screen = self.show_screen("search")
         screen.focus_query(text)  # type: ignore[attr-defined]
 
@@ -116,21 +149,18 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     # --- persistence -----------------------------------------------------------------------
-    def _restore_state(self) -> None:
-        settings = QSettings()
-        geometry = settings.value("window/geometry")
+    def _restore_geometry(self) -> None:
+        geometry = QSettings().value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         else:
             self.resize(1180, 760)
-        keys = [k for k, _, _ in SCREENS]
-        last = settings.value("window/screen", "search")
-        self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
 
     def save_state(self) -> None:
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/screen", self.current_key())
+        if self.ready:
+            settings.setValue("window/screen", self.current_key())
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -87,10 +87,7 @@ class _Job(QRunnable):
     def run(self) -> None:
         relay = self._relay
         try:
-            if self._wants_progress:
-                result = self._fn(_progress_emitter(relay))
-            else:
-                result = self._fn()
+            result = self._fn(_progress_emitter(relay)) if self._wants_progress else self._fn()
         except BaseException as exc:  # every failure must reach the GUI, never vanish in a worker
             exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
             relay.failed.emit(exc)
