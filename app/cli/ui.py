@@ -1,0 +1,59 @@
+"""`strata ui` (and `strata` with no command): open the desktop app.
+
+PySide6 is imported only when the window is really opened, so other commands stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from app.bootstrap import Services, build_services
+from app.cli.context import console, state
+from app.core.jsonl import parse_jsonl
+from app.core.paths import resource_path
+from app.core.settings import load_settings
+
+DEMO_FILE = ("demo", "conversation.jsonl")
+
+
+def display_available() -> bool:
+    """False on a Linux box without X11/Wayland (CI, SSH), where a window cannot open."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def ui_command(
+    ctx: typer.Context,
+    demo: bool = typer.Option(False, "--demo", help="Load the built-in demo conversation first (once)."),
+) -> None:
+    """Open the desktop app: search, insights, knowledge base, connectors, memory, settings."""
+    if not display_available():
+        console.print("[red]error:[/red] no display to open a window on")
+        console.print("[dim]hint: run it on a desktop session, or use `strata serve` / `strata search`[/dim]")
+        raise typer.Exit(1)
+    raise typer.Exit(launch(state(ctx).data_dir, demo="always" if demo else "never"))
+
+
+def launch(data_dir: Path | None, *, demo: str = "never") -> int:
+    """Run the app until it quits. `demo`: "always", "if-empty" (first run) or "never"."""
+    from app.ui.app import run_app  # PySide6: only when a window really opens
+
+    def open_services() -> Services:  # runs on a worker thread while the window is already up
+        svc = build_services(load_settings(data_dir))
+        if demo == "always" or (demo == "if-empty" and svc.memory.stats()["messages"] == 0):
+            load_demo(svc)
+        return svc
+
+    return run_app(open_services)
+
+
+def load_demo(svc: Services) -> None:
+    with resource_path(*DEMO_FILE).open("rb") as handle:
+        svc.memory.ingest(parse_jsonl(handle), actor="demo")
