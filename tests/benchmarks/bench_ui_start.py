@@ -85,17 +85,26 @@ def main() -> None:
         for _ in range(args.runs):
             t0 = time.time()
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, repr(t0)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+                [sys.executable, "-c", CHILD, repr(t0)],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
             )
             line = [x for x in out.stdout.splitlines() if x.strip()]
             if out.returncode != 0 or not line or line[-1].startswith("ERR"):
                 raise SystemExit(f"child failed: {out.stdout}\n{out.stderr}")
             imp, win, svc, heavy = (line[-1].split(" ") + [""])[:4]
             rows.append((float(imp), float(win), float(svc), heavy))
-            print(f"run: Qt+UI imported {imp}s, window interactive {win}s, services attached {svc}s, heavy at first input: {heavy}")
+            print(
+                f"run: Qt+UI imported {imp}s, window interactive {win}s, services attached {svc}s, heavy at first input: {heavy}"
+            )
         for i, name in enumerate(("imports", "window interactive", "services attached")):
             values = [r[i] for r in rows]
-            print(f"{name}: median {statistics.median(values):.2f}s, max {max(values):.2f}s over {len(values)} runs")
+            print(
+                f"{name}: median {statistics.median(values):.2f}s, max {max(values):.2f}s over {len(values)} runs"
+            )
 
 
 if __name__ == "__main__":

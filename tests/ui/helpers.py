@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tests.conftest import NOW_MS, make_message
+
 from app.ui.app import build_window
 from app.ui.main_window import MainWindow
 from app.ui.ops import wait_for_pool
-from tests.conftest import NOW_MS, make_message
 
 CONVERSATION = [
     ("slack", "general", "anna", "Morning all, the Q3 budget draft is in the shared folder"),
@@ -21,7 +22,13 @@ CONVERSATION = [
 def seed(services, rows=CONVERSATION) -> None:
     messages = [
         make_message(
-            i, platform=p, channel=c, person=who, content=text, message_id=f"{p}-{i}", timestamp=NOW_MS - (100 - i) * 60_000
+            i,
+            platform=p,
+            channel=c,
+            person=who,
+            content=text,
+            message_id=f"{p}-{i}",
+            timestamp=NOW_MS - (100 - i) * 60_000,
         )
         for i, (p, c, who, text) in enumerate(rows)
     ]

@@ -33,7 +33,11 @@ def test_hits_model_over_real_search(services):
     model.set_rows(hits)
     assert model.rowCount() == len(hits) >= 3
     assert [model.headerData(i, Qt.Orientation.Horizontal) for i in range(5)] == [
-        "Source", "Person", "Time", "Tier", "Text"
+        "Source",
+        "Person",
+        "Time",
+        "Tier",
+        "Text",
     ]
     texts = [model.index(r, HitsModel.TEXT_COLUMN).data(HtmlRole) for r in range(model.rowCount())]
     assert any('<span style="background:#ff0;">budget</span>' in t for t in texts)
