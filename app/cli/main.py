@@ -11,6 +11,7 @@ from app.cli.context import state
 from app.cli.importing import import_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.search import search_command
+from app.cli.ui import launch, ui_command, wants_window
 
 cli = typer.Typer(
     name="strata",
@@ -40,6 +41,8 @@ def main(
     """With no command, start Strata on its defaults."""
     state(ctx).data_dir = data_dir
     if ctx.invoked_subcommand is None:
+        if wants_window():  # the desktop app, with the demo conversation on first run
+            raise typer.Exit(launch(data_dir, demo="if-empty"))
         demo_command(ctx)
 
 
@@ -48,6 +51,7 @@ cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("ui")(ui_command)
 
 
 def run() -> None:

@@ -20,13 +20,24 @@ from app.core.settings import load_settings
 DEMO_FILE = ("demo", "conversation.jsonl")
 
 
-def display_available() -> bool:
+def display_available(*, allow_offscreen: bool = True) -> bool:
     """False on a Linux box without X11/Wayland (CI, SSH), where a window cannot open."""
-    if os.environ.get("QT_QPA_PLATFORM"):
-        return True
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform:
+        return allow_offscreen or platform not in ("offscreen", "minimal")
     if sys.platform.startswith("linux"):
         return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     return True
+
+
+def wants_window() -> bool:
+    """Should `strata` with no command open the window rather than print the text demo?
+
+    Yes on a real display when run from a terminal or as the packaged app; scripts, pipes and
+    test runners (no TTY) and headless machines get the text demo.
+    """
+    interactive = sys.stdout.isatty() or bool(getattr(sys, "frozen", False))
+    return interactive and display_available(allow_offscreen=False)
 
 
 def ui_command(

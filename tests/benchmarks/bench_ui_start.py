@@ -46,7 +46,10 @@ def opened(svc):
     host.shutdown()
     app.quit()
 QTimer.singleShot(0, interactive)  # first turn of the event loop after show(): the window answers input
-QueryOp(parent=window, op=open_services, success=opened).failure(lambda e: (print("ERR", e), app.quit())).run_in_background()
+def failed(exc):
+    print("ERR", exc, flush=True)
+    app.quit()
+QueryOp(parent=window, op=open_services, success=opened).failure(failed).run_in_background()
 app.exec()
 """
 
@@ -58,7 +61,7 @@ def seed(data_dir: Path, count: int) -> None:
 
     svc = build_services(load_settings(data_dir), repair=False)
     now = int(time.time() * 1000)
-    words = "budget launch deploy review lunch travel design bug login roadmap".split()
+    words = ["budget", "launch", "deploy", "review", "lunch", "travel", "design", "bug", "login", "roadmap"]
     svc.memory.ingest(
         RawMessage("slack", f"b{i}", f"c{i % 7}", f"p{i % 13}", now - i * 60_000, f"{words[i % 10]} note {i}")
         for i in range(count)
@@ -95,15 +98,17 @@ def main() -> None:
             line = [x for x in out.stdout.splitlines() if x.strip()]
             if out.returncode != 0 or not line or line[-1].startswith("ERR"):
                 raise SystemExit(f"child failed: {out.stdout}\n{out.stderr}")
-            imp, win, svc, heavy = (line[-1].split(" ") + [""])[:4]
+            imp, win, svc, heavy = [*line[-1].split(" "), ""][:4]
             rows.append((float(imp), float(win), float(svc), heavy))
             print(
-                f"run: Qt+UI imported {imp}s, window interactive {win}s, services attached {svc}s, heavy at first input: {heavy}"
+                f"run: Qt+UI imported {imp}s, window interactive {win}s, "
+                f"services attached {svc}s, heavy modules at first input: {heavy}"
             )
         for i, name in enumerate(("imports", "window interactive", "services attached")):
             values = [r[i] for r in rows]
             print(
-                f"{name}: median {statistics.median(values):.2f}s, max {max(values):.2f}s over {len(values)} runs"
+                f"{name}: median {statistics.median(values):.2f}s, "
+                f"max {max(values):.2f}s over {len(values)} runs"
             )
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from tests.conftest import NOW_MS, make_message
-
 from app.ui.app import build_window
 from app.ui.main_window import MainWindow
 from app.ui.ops import wait_for_pool
+from tests.conftest import NOW_MS, make_message
 
 CONVERSATION = [
     ("slack", "general", "anna", "Morning all, the Q3 budget draft is in the shared folder"),
