@@ -46,5 +46,8 @@ class HtmlDelegate(QStyledItemDelegate):
         if not html:
             return super().sizeHint(option, index)
         doc = self._doc(option, html)
-        doc.setTextWidth(max(option.rect.width(), 300))
-        return QSize(int(doc.idealWidth()), int(min(doc.size().height(), 90)))
+        # Size for the column's real width (option.rect is not set when views ask for hints).
+        view = option.widget
+        width = view.columnWidth(index.column()) if hasattr(view, "columnWidth") else 0
+        doc.setTextWidth(max(width, 120))
+        return QSize(int(doc.idealWidth()), int(min(doc.size().height() + 4, 96)))

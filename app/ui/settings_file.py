@@ -44,8 +44,9 @@ def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     for key, value in updates.items():
         if value is None:
             out.pop(key, None)
-        elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+        elif isinstance(value, dict):
+            current = out.get(key)
+            out[key] = _merge(current if isinstance(current, dict) else {}, value)
         else:
             out[key] = value
     return out

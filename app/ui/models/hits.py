@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.domain import SearchHit
-from app.ui.formatting import local_time, source_label, tier_badge
+from app.ui.formatting import local_time, source_label
 from app.ui.highlight import highlight_html, snippet
 from app.ui.models.rows import Column, RowsModel
 
@@ -24,7 +24,12 @@ def _tier(hit: SearchHit) -> str:
     return f"{tier} 📌" if hit.extra.get("is_pinned") else tier
 
 
+def _exact_time(hit: SearchHit) -> str:
+    return local_time(hit.timestamp, with_seconds=True)
+
+
 class HitsModel(RowsModel[SearchHit]):
+    TIER_COLUMN = 3
     TEXT_COLUMN = 4
 
     def __init__(self, parent: Any = None) -> None:
@@ -34,7 +39,11 @@ class HitsModel(RowsModel[SearchHit]):
             [
                 Column("Source", _source),
                 Column("Person", lambda h: h.person or ""),
-                Column("Time", lambda h: local_time(h.timestamp)),
+                Column(
+                    "Time",
+                    lambda h: local_time(h.timestamp),
+                    tooltip=lambda h: local_time(h.timestamp, with_seconds=True),
+                ),
                 Column("Tier", _tier, html=lambda h: tier_badge(h.tier) if h.tier else ""),
                 Column(
                     "Text",

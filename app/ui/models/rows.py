@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 
 R = TypeVar("R")
 RowRole = Qt.ItemDataRole.UserRole + 1  # the plain row object behind an index
@@ -21,6 +22,7 @@ class Column(Generic[R]):
     tooltip: Callable[[R], str] | None = None
     html: Callable[[R], str] | None = None
     align_right: bool = False
+    colour: Callable[[R], str | None] | None = None
 
 
 class RowsModel(QAbstractTableModel, Generic[R]):
@@ -76,6 +78,9 @@ class RowsModel(QAbstractTableModel, Generic[R]):
             return col.html(row) if col.html else None
         if role == Qt.ItemDataRole.ToolTipRole and col.tooltip:
             return col.tooltip(row)
+        if role == Qt.ItemDataRole.ForegroundRole and col.colour:
+            colour = col.colour(row)
+            return QColor(colour) if colour else None
         if role == Qt.ItemDataRole.TextAlignmentRole and col.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -9,21 +11,28 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QScrollArea,
     QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.ui.context import UiContext
+from app.ui.events import SETTINGS
 from app.ui.screens.base import Screen
+from app.ui.screens.settings_integrations import IntegrationsSection
+from app.ui.settings_file import update_settings_file
 from app.ui.widgets import muted
 
 
 class SettingsScreen(Screen):
     title = "Settings"
+    watches = frozenset({SETTINGS})
 
     def __init__(self, ctx: UiContext) -> None:
         super().__init__(ctx)
@@ -33,71 +42,178 @@ class SettingsScreen(Screen):
         self.form_area = QVBoxLayout(inner)
         scroll.setWidget(inner)
         self.outer.addWidget(scroll, 1)
-        self._build_storage()
-        self._build_embeddings()
-        self._build_api()
+        settings = ctx.settings
+        self._build_storage(settings)
+        self._build_models(settings)
+        self._build_api(settings)
+        self.integrations = IntegrationsSection(self)
+        self.form_area.addWidget(self.integrations)
+        self._build_schedules()
         self.form_area.addStretch(1)
-        self._token = ""
+
+    def reload(self) -> None:
+        self.refresh_server_status()
+        self.integrations.reload()
+        self._load_jobs()
 
     # --- sections --------------------------------------------------------------------------
-    def _group(self, title: str) -> QFormLayout:
+    def group(self, title: str) -> QFormLayout:
         box = QGroupBox(title)
         form = QFormLayout(box)
         self.form_area.addWidget(box)
         return form
 
-    def _build_storage(self) -> None:
-        form = self._group("Storage")
-        settings = self.ctx.settings
+    def _build_storage(self, settings: Any) -> None:
+        form = self.group("Storage")
         self.data_dir = QLineEdit(str(settings.data_dir) if settings is not None else "")
         self.data_dir.setReadOnly(True)
-        self.data_dir.setToolTip("Set STRATA_DATA_DIR or --data-dir before starting to use another folder")
+        self.data_dir.setToolTip("Start with --data-dir DIR or STRATA_DATA_DIR to use another folder")
         form.addRow("Data directory", self.data_dir)
 
-    def _build_embeddings(self) -> None:
-        form = self._group("Embeddings")
+    def _build_models(self, settings: Any) -> None:
+        form = self.group("Embeddings and LLM (applied at next start)")
         self.provider = QComboBox()
         self.provider.addItems(["local", "openai", "hashing"])
-        settings = self.ctx.settings
+        self.embed_model = QLineEdit()
+        self.embed_base_url = QLineEdit()
+        self.embed_base_url.setPlaceholderText("https://api.openai.com/v1 or a local server")
+        self.llm_enabled = QCheckBox("Use an OpenAI-compatible LLM for summaries and insights")
+        self.llm_base_url = QLineEdit()
+        self.llm_base_url.setPlaceholderText("http://127.0.0.1:8080/v1")
+        self.llm_model = QLineEdit()
         if settings is not None:
             self.provider.setCurrentText(settings.embedding.provider)
-        form.addRow("Provider", self.provider)
-        form.addRow(muted("local = offline MiniLM (384-d); openai = any OpenAI-compatible endpoint"))
+            self.embed_model.setText(settings.embedding.model)
+            self.embed_base_url.setText(settings.embedding.base_url or "")
+            self.llm_enabled.setChecked(settings.llm.enabled)
+            self.llm_base_url.setText(settings.llm.base_url or "")
+            self.llm_model.setText(settings.llm.model)
+        form.addRow("Embedding provider", self.provider)
+        form.addRow(
+            muted("local = offline MiniLM (384-d) · openai = any compatible endpoint · hashing = test")
+        )
+        form.addRow("Embedding model", self.embed_model)
+        form.addRow("Embedding base URL", self.embed_base_url)
+        form.addRow(self.llm_enabled)
+        form.addRow("LLM base URL", self.llm_base_url)
+        form.addRow("LLM model", self.llm_model)
+        # The API key row lives in the integrations section (it needs the secrets store).
+        self.models_form = form
+        save = QPushButton("Save")
+        save.clicked.connect(self.save_models)
+        form.addRow(save)
 
-    def _build_api(self) -> None:
-        form = self._group("API server and MCP")
-        settings = self.ctx.settings
-        self.api_enabled = QCheckBox("Serve REST + MCP on 127.0.0.1 while the app runs")
+    def _build_api(self, settings: Any) -> None:
+        form = self.group("API server (REST + MCP on this machine)")
+        self.api_enabled = QCheckBox("Serve while the app runs")
         self.api_port = QSpinBox()
         self.api_port.setRange(1024, 65535)
         if settings is not None:
             self.api_enabled.setChecked(settings.api.enabled_in_app)
             self.api_port.setValue(settings.api.port)
+        self.api_status = QLabel("")
+        apply = QPushButton("Apply")
+        apply.clicked.connect(self.apply_server)
+        row = QHBoxLayout()
+        row.addWidget(self.api_port)
+        row.addWidget(apply)
+        row.addStretch(1)
         form.addRow(self.api_enabled)
-        form.addRow("Port", self.api_port)
-        token_row = QHBoxLayout()
-        self.copy_token = QPushButton("Copy API token")
-        self.copy_token.clicked.connect(self._copy_token)
-        token_row.addWidget(self.copy_token)
-        token_row.addStretch(1)
-        form.addRow("Token", token_row)
+        form.addRow("Port", row)
+        form.addRow("Status", self.api_status)
+        self.api_form = form
+
+    def _build_schedules(self) -> None:
+        box = QGroupBox("Schedules")
+        layout = QVBoxLayout(box)
+        self.jobs = QTableWidget(0, 3)
+        self.jobs.setHorizontalHeaderLabels(["Job", "Schedule", "Next run"])
+        self.jobs.horizontalHeader().setStretchLastSection(True)
+        self.jobs.setMinimumHeight(120)
+        layout.addWidget(self.jobs)
+        layout.addWidget(
+            muted("Jobs run in this app (or in `strata serve` when headless), one at a time each.")
+        )
+        self.form_area.addWidget(box)
 
     # --- behaviour -------------------------------------------------------------------------
-    def _copy_token(self) -> None:
+    def save_models(self) -> None:
         settings = self.ctx.settings
         if settings is None:
             return
-        path = settings.layout.token_file
+        updates = {
+            "embedding": {
+                "provider": self.provider.currentText(),
+                "model": self.embed_model.text().strip() or None,
+                "base_url": self.embed_base_url.text().strip() or None,
+            },
+            "llm": {
+                "enabled": self.llm_enabled.isChecked(),
+                "base_url": self.llm_base_url.text().strip() or None,
+                "model": self.llm_model.text().strip() or None,
+            },
+        }
+        path = settings.layout.settings_file
+        self.mutate(
+            lambda: update_settings_file(path, updates),
+            [SETTINGS],
+            lambda _: self.banner.show_message(f"Saved to {path}. Restart Strata to apply.", "ok"),
+        )
 
-        def read() -> str:
-            return path.read_text(encoding="utf-8").strip() if path.exists() else ""
-
-        self.query(read, self._token_loaded)
-
-    def _token_loaded(self, token: str) -> None:
-        if not token:
-            self.banner.show_message("No API token yet: start the API server once to create it.", "info")
+    def apply_server(self) -> None:
+        """Persist on/off + port, then start or stop the hosted server off the GUI thread."""
+        settings = self.ctx.settings
+        if settings is None:
             return
-        QGuiApplication.clipboard().setText(token)
-        self._token = token
-        self.banner.show_message("API token copied to the clipboard.", "ok")
+        enabled, port = self.api_enabled.isChecked(), self.api_port.value()
+        path = settings.layout.settings_file
+        host = self.ctx.hosting
+        api = getattr(host, "api", None)
+
+        def apply() -> str:
+            update_settings_file(path, {"api": {"enabled_in_app": enabled, "port": port}})
+            if api is None:
+                return "saved; the server starts with the desktop app"
+            if enabled:
+                api.start(port)
+                return f"serving on http://{settings.api.host}:{port}/api"
+            api.stop()
+            return "stopped"
+
+        def done(text: str) -> None:
+            self.banner.show_message(f"API server {text}.", "ok")
+            self.refresh_server_status()
+
+        self.api_status.setText("starting…" if enabled else "stopping…")
+        self.mutate(apply, [SETTINGS], done, failure=self._server_failed)
+
+    def _server_failed(self, exc: BaseException) -> None:
+        self.banner.show_error(exc)
+        self.refresh_server_status()
+
+    def refresh_server_status(self) -> None:
+        api = getattr(self.ctx.hosting, "api", None)
+        if api is None:
+            self.api_status.setText("not hosted in this window")
+        elif api.running:
+            self.api_status.setText(f"running on 127.0.0.1:{api.port}")
+        else:
+            self.api_status.setText("stopped")
+
+    def _load_jobs(self) -> None:
+        scheduler = getattr(self.ctx.hosting, "scheduler", None)
+        if scheduler is None:
+            return
+        self.query(scheduler.jobs, self._show_jobs)
+
+    def _show_jobs(self, jobs: list[tuple[str, str, Any]]) -> None:
+        self.jobs.setRowCount(len(jobs))
+        for row, (job_id, name, next_run) in enumerate(jobs):
+            self.jobs.setItem(row, 0, QTableWidgetItem(job_id))
+            self.jobs.setItem(row, 1, QTableWidgetItem(name))
+            when = next_run.strftime("%Y-%m-%d %H:%M") if next_run is not None else "paused"
+            self.jobs.setItem(row, 2, QTableWidgetItem(when))
+
+    def copy_to_clipboard(self, text: str, what: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.banner.show_message(f"{what} copied to the clipboard.", "ok")

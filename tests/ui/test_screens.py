@@ -1,0 +1,40 @@
+"""Every screen on real services: loads without GUI-thread service calls; screenshots for review."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QGuiApplication
+
+from app.ui.main_window import SCREENS
+from tests.ui.helpers import open_window, seed, settle
+
+
+def test_screenshot_every_screen(qtbot, services, tmp_path):
+    seed(services)
+    window = open_window(qtbot, services)
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    window.focus_search("budget")
+    qtbot.waitUntil(lambda: window.screens["search"].model.rowCount() > 0, timeout=5000)
+    window.screens["search"].open_current()
+    for key, _label, _factory in SCREENS:
+        window.show_screen(key)
+        settle(qtbot, 150)
+        path = shots / f"{key}.png"
+        assert window.grab().save(str(path))
+        assert path.stat().st_size > 5_000
+    assert window.ctx.guard.violations == []
+
+
+def test_settings_saves_choices_to_settings_file(qtbot, services):
+    window = open_window(qtbot, services)
+    screen = window.show_screen("settings")
+    screen.provider.setCurrentText("hashing")
+    screen.llm_base_url.setText("http://127.0.0.1:9/v1")
+    screen.save_models()
+    qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
+    text = services.settings.layout.settings_file.read_text(encoding="utf-8")
+    assert 'provider = "hashing"' in text and 'base_url = "http://127.0.0.1:9/v1"' in text
+    token = services.settings.layout.token_file
+    token.write_text("secret-token\n", encoding="utf-8")
+    screen.integrations.copy_token.click()
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() == "secret-token", timeout=5000)
