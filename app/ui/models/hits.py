@@ -39,12 +39,8 @@ class HitsModel(RowsModel[SearchHit]):
             [
                 Column("Source", _source),
                 Column("Person", lambda h: h.person or ""),
-                Column(
-                    "Time",
-                    lambda h: local_time(h.timestamp),
-                    tooltip=lambda h: local_time(h.timestamp, with_seconds=True),
-                ),
-                Column("Tier", _tier, html=lambda h: tier_badge(h.tier) if h.tier else ""),
+                Column("Time", lambda h: local_time(h.timestamp), tooltip=_exact_time),
+                Column("Tier", _tier, colour=lambda h: TIER_COLOURS.get(h.tier or "")),
                 Column(
                     "Text",
                     lambda h: snippet(h.content or "", self.terms),
