@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.domain import SearchHit
-from app.ui.formatting import local_time, source_label
+from app.ui.formatting import TIER_COLOURS, local_time, source_label
 from app.ui.highlight import highlight_html, snippet
 from app.ui.models.rows import Column, RowsModel
 
