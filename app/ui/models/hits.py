@@ -14,7 +14,7 @@ KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document"}
 
 def _source(hit: SearchHit) -> str:
     if hit.kind == "chunk":
-        return f"📄 {hit.extra.get('title') or hit.extra.get('filename') or 'document'}"
+        return f"📄 {hit.extra.get('file_name') or hit.channel or 'document'}"
     label = source_label(hit.platform, hit.channel)
     return f"{label} · summary" if hit.kind == "summary" else label
 

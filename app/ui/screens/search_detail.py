@@ -88,7 +88,7 @@ class DetailPane(QWidget):
 
     def _render_plain(self, hit: SearchHit) -> None:
         colour = term_highlight_colour(is_dark())
-        title = hit.extra.get("title") or hit.extra.get("filename") or ""
+        title = hit.extra.get("file_name") or ""
         head = f"<h3>{html.escape(str(title))}</h3>" if title else ""
         label = {"summary": "Summary", "chunk": "Document excerpt"}.get(hit.kind, hit.kind)
         body = highlight_html(hit.content or "", self._terms, colour).replace("\n", "<br>")
