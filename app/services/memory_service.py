@@ -139,6 +139,12 @@ class MemoryService:
             rows = self.messages.by_ids(session, list(record_ids))
         return [to_record(r) for r in rows.values() if r.user_id == self.user_id]
 
+    def find(self, platform: str, message_ids: Iterable[str]) -> list[MessageRecord]:
+        """Stored messages by platform message id (e.g. an insight's evidence), in the order given."""
+        with self.db.read() as session:
+            rows = (self.messages.find_by_message_id(session, self.user_id, m, platform) for m in message_ids)
+            return [to_record(r) for r in rows if r is not None]
+
     def context(self, record_id: int, *, before: int = 3, after: int = 3) -> MessageContext:
         """A message with its neighbours in the same conversation."""
         with self.db.read() as session:

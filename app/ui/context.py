@@ -21,6 +21,7 @@ class UiContext:
     clock: Clock = field(default_factory=SystemClock)
     hosting: Any = None  # the AppHost (scheduler + API server) when running as the real app
     unsubscribe_core: Callable[[], None] | None = None
+    navigate: Callable[[str], Any] | None = None  # show a screen by key; set by the main window
 
     def service(self, name: str) -> Any | None:
         """The named service, wrapped by the GUI-thread guard in debug runs; None when absent."""

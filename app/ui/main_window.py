@@ -41,6 +41,7 @@ class MainWindow(QMainWindow):
     def __init__(self, ctx: UiContext) -> None:
         super().__init__()
         self.ctx = ctx
+        ctx.navigate = self.show_screen
         self.setWindowTitle("Strata")
         self.setWindowIcon(app_icon())
         self.screens: dict[str, Screen] = {}

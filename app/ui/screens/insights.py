@@ -1,14 +1,277 @@
-"""Insights screen."""
+"""Insights screen: ranked list with badges, label/state filters, favorites, detail, trend, open loops."""
 
 from __future__ import annotations
 
+import html
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.charts import LineChart
 from app.ui.context import UiContext
+from app.ui.events import INSIGHTS
+from app.ui.formatting import local_time
+from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
+from app.ui.widgets import make_table
+
+LEVEL_COLOURS = {
+    "critical": "#c92a2a",
+    "immediate": "#c92a2a",
+    "high": "#e8590c",
+    "urgent": "#e8590c",
+    "medium": "#1971c2",
+    "low": "#868e96",
+}
+LIST_LIMIT = 200
+TREND_ARROWS = {"rising": "↑", "falling": "↓", "stable": "→"}
+
+
+def _d(r: Any) -> Any:
+    return r.insight.draft
+
+
+class InsightsModel(RowsModel[Any]):
+    """Rows are RankedInsight values, already sorted by value score by the service."""
+
+    STAR_COLUMN = 0
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(
+            [
+                Column("★", lambda r: "★" if r.insight.weights.favorite else "☆"),
+                Column("Importance", lambda r: _d(r).importance.value, colour=_level("importance")),
+                Column("Urgency", lambda r: _d(r).urgency.value, colour=_level("urgency")),
+                Column("Title", lambda r: _d(r).title, tooltip=lambda r: _d(r).description),
+                Column("Label", lambda r: _d(r).task_label),
+                Column("State", lambda r: f"{r.state} {TREND_ARROWS.get(r.trend, '')}".strip()),
+                Column("Score", lambda r: f"{r.score:.2f}", align_right=True),
+            ],
+            parent,
+        )
+
+
+def _level(attr: str) -> Any:
+    return lambda r: LEVEL_COLOURS.get(getattr(_d(r), attr).value)
 
 
 class InsightsScreen(Screen):
     title = "Insights"
+    watches = frozenset({INSIGHTS})
 
     def __init__(self, ctx: UiContext) -> None:
         super().__init__(ctx)
-        unavailable(self, "The insights service")
+        self.insights = ctx.service("insights")
+        self.memory = ctx.service("memory")
+        if self.insights is None:
+            unavailable(self, "The insights service")
+            return
+        filters = QHBoxLayout()
+        self.label_filter = QComboBox()
+        self.label_filter.addItem("All labels", None)
+        self.state_filter = QComboBox()
+        for text, value in (("Active and dormant", None), ("Active", "active"), ("Dormant", "dormant")):
+            self.state_filter.addItem(text, value)
+        self.label_filter.currentIndexChanged.connect(lambda _: self.reload())
+        self.state_filter.currentIndexChanged.connect(lambda _: self.reload())
+        self.generate_button = QPushButton("Find new insights")
+        self.generate_button.clicked.connect(self.generate)
+        for w in (self.label_filter, self.state_filter):
+            filters.addWidget(w)
+        filters.addStretch(1)
+        filters.addWidget(self.generate_button)
+        self.outer.addLayout(filters)
+
+        self.model = InsightsModel()
+        self.table = make_table(self.model)
+        self.table.clicked.connect(self._clicked)
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._open_row(cur.row()))
+
+        self.tabs = QTabWidget()
+        detail = QWidget()
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        self.detail = QTextBrowser()
+        detail_layout.addWidget(self.detail, 3)
+        self.evidence = QListWidget()
+        self.evidence.setToolTip("Double-click (or Enter) to open the message in Search")
+        self.evidence.itemActivated.connect(self._open_evidence)
+        detail_layout.addWidget(self.evidence, 2)
+        self.chart = LineChart("Views in the last 30 days")
+        detail_layout.addWidget(self.chart, 2)
+        self.tabs.addTab(detail, "Detail")
+        self.brief = QTextBrowser()
+        self.tabs.addTab(self.brief, "Open loops")
+        self.tabs.currentChanged.connect(lambda i: self.load_brief() if i == 1 else None)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([600, 460])
+        self.outer.addWidget(splitter, 1)
+        self._current: str | None = None
+
+    # --- list ----------------------------------------------------------------------------------
+    def reload(self) -> None:
+        if self.insights is None:
+            return
+        svc = self.insights
+        label, state = self.label_filter.currentData(), self.state_filter.currentData()
+        self.query(lambda: svc.list(label=label, state=state, limit=LIST_LIMIT), self._show_list)
+        if self.tabs.currentIndex() == 1:
+            self.load_brief()
+
+    def _show_list(self, items: list[Any]) -> None:
+        self.model.set_rows(items)
+        self._update_labels(items)
+        if not items:
+            self.detail.setHtml(
+                "<p style='color:gray'>No insights yet. They are found in your messages by a scheduled job; "
+                "press <i>Find new insights</i> to look now.</p>"
+            )
+        for row, item in enumerate(items):
+            if item.id == self._current:
+                self.table.selectRow(row)
+
+    def _update_labels(self, items: list[Any]) -> None:
+        known = {self.label_filter.itemData(i) for i in range(1, self.label_filter.count())}
+        for label in sorted({_d(r).task_label for r in items} - known):
+            self.label_filter.addItem(label, label)
+
+    def _clicked(self, index: QModelIndex) -> None:
+        if index.column() == InsightsModel.STAR_COLUMN:
+            self.toggle_favorite(index.row())
+
+    def toggle_favorite(self, row: int) -> None:
+        item = self.model.row_at(row)
+        if item is None:
+            return
+        svc, value = self.insights, not item.insight.weights.favorite
+        # The service publishes the change; the list reloads in its new (re-ranked) order.
+        self.mutate(lambda: svc.favorite(item.id, value), [INSIGHTS])
+
+    def generate(self) -> None:
+        svc = self.insights
+        self.generate_button.setEnabled(False)
+
+        def done(report: Any) -> None:
+            self.generate_button.setEnabled(True)
+            count = len(getattr(report, "ids", ()) or ())
+            self.banner.show_message(f"Insight run finished: {count} new or updated.", "ok")
+
+        def failed(exc: BaseException) -> None:
+            self.generate_button.setEnabled(True)
+            self.banner.show_error(exc)
+
+        self.mutate(
+            lambda progress: svc.generate(progress=lambda d, t: progress(d, t, "messages")),
+            [INSIGHTS],
+            done,
+            failure=failed,
+            progress=lambda d, t, _l: self.banner.show_message(f"Looking for insights… {d}/{t or '?'}"),
+        )
+
+    # --- detail --------------------------------------------------------------------------------
+    def _open_row(self, row: int) -> None:
+        item = self.model.row_at(row)
+        if item is None:
+            return
+        self._current = item.id
+        svc, memory, draft = self.insights, self.memory, _d(item)
+
+        def load() -> tuple[Any, Any, list[Any]]:
+            trend = svc.trend(item.id, 30)
+            evidence = memory.find(draft.platform, draft.evidence) if memory is not None else []
+            return svc.get(item.id), trend, evidence
+
+        self.query(load, self._show_detail)
+
+    def _show_detail(self, loaded: tuple[Any, Any, list[Any]]) -> None:
+        item, trend, evidence = loaded
+        if item.id != self._current:
+            return
+        self.detail.setHtml(insight_html(item))
+        self.evidence.clear()
+        for record in evidence:
+            text = (record.content or "(archived)").replace("\n", " ")[:160]
+            entry = QListWidgetItem(f"{record.person} · {local_time(record.timestamp)}: {text}")
+            entry.setData(Qt.ItemDataRole.UserRole, record)
+            self.evidence.addItem(entry)
+        if not evidence:
+            self.evidence.addItem("No evidence messages stored (they may have been deleted).")
+        self.chart.set_series(trend.get("daily", []))
+
+    def _open_evidence(self, entry: QListWidgetItem) -> None:
+        record = entry.data(Qt.ItemDataRole.UserRole)
+        if record is not None and self.ctx.navigate is not None:
+            search = self.ctx.navigate("search")
+            search.open_message(record)
+
+    # --- open loops ----------------------------------------------------------------------------
+    def load_brief(self) -> None:
+        svc = self.insights
+        self.query(svc.brief, self._show_brief, failure=self._brief_failed)
+
+    def _show_brief(self, loops: Any) -> None:
+        parts = [f"<p><small>For: {html.escape(', '.join(loops.identities))}</small></p>"]
+        for title, items in (
+            ("My actions", loops.my_actions),
+            ("Waiting on others", loops.waiting_on),
+            ("Questions for me", loops.questions_for_me),
+        ):
+            rows = (
+                "".join(f"<li>{_line(r)}</li>" for r in items) or "<li style='color:gray'>nothing open</li>"
+            )
+            parts.append(f"<h4>{title}</h4><ul>{rows}</ul>")
+        self.brief.setHtml("".join(parts))
+
+    def _brief_failed(self, exc: BaseException) -> None:
+        hint = getattr(exc, "hint", None) or ""
+        self.brief.setHtml(
+            f"<p>{html.escape(str(getattr(exc, 'message', exc)))}</p><p><i>{html.escape(hint)}</i></p>"
+        )
+
+
+def _line(r: Any) -> str:
+    d = _d(r)
+    due = f" · due {local_time(d.due_at)}" if d.due_at else ""
+    who = f" · {html.escape(d.owner)}" if d.owner else ""
+    return f"<b>{html.escape(d.title)}</b>{who}{due}"
+
+
+def _badge(text: str) -> str:
+    colour = LEVEL_COLOURS.get(text, "#868e96")
+    return f"<span style='color:white;background:{colour};'>&nbsp;{html.escape(text)}&nbsp;</span>"
+
+
+def insight_html(r: Any) -> str:
+    d = _d(r)
+    meta = [f"{html.escape(d.kind.value)}", f"label {html.escape(d.task_label)}", f"status {d.status.value}"]
+    if d.owner:
+        meta.append(f"owner {html.escape(d.owner)}")
+    if d.due_at:
+        meta.append(f"due {local_time(d.due_at)}")
+    meta.append(f"{d.platform} · #{html.escape(d.channel)}" if d.channel else d.platform)
+    details = "".join(f"<li>{html.escape(x)}</li>" for x in d.details)
+    timeline = "".join(f"<li>{local_time(t.at)} {html.escape(t.event)}</li>" for t in d.timeline)
+    return (
+        f"<h3>{'★ ' if r.insight.weights.favorite else ''}{html.escape(d.title)}</h3>"
+        f"<p>{_badge(d.importance.value)} {_badge(d.urgency.value)} "
+        f"<small>score {r.score:.2f} · {r.state} · trend {r.trend}</small></p>"
+        f"<p>{html.escape(d.description)}</p><p><small>{' · '.join(meta)}</small></p>"
+        + (f"<h4>Details</h4><ul>{details}</ul>" if details else "")
+        + (f"<h4>Timeline</h4><ul>{timeline}</ul>" if timeline else "")
+        + "<h4>Evidence</h4>"
+    )

@@ -131,6 +131,20 @@ class SearchScreen(Screen):
             self._open_row(row)
             self.table.setFocus()
 
+    def open_message(self, record: Any) -> None:
+        """Show one stored message (e.g. an insight's evidence) as the only result, opened."""
+        hit = SearchHit(
+            id=str(record.id), kind="message", content=record.content or "", score=1.0,
+            platform=record.platform, channel=record.channel, person=record.person,
+            timestamp=record.timestamp, tier=str(record.memory_stage), message_id=record.message_id,
+            summary_id=record.summary_ref_id, extra={"is_pinned": record.is_pinned},
+        )  # fmt: skip
+        self._seq += 1  # any search still running must not replace this
+        self.model.set_view([], term_highlight_colour(is_dark()))
+        self.model.set_rows([hit])
+        self.table.selectRow(0)
+        self._open_row(0)
+
     # --- searching ---------------------------------------------------------------------------
     def _on_text_edited(self, text: str) -> None:
         self.state = self.state.with_text(text)
