@@ -97,7 +97,7 @@ class OnnxMiniLMEmbedder:
             if cached is not None:
                 self._query_cache.move_to_end(text)
                 return cached.copy()
-        vector = self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
         with self._lock:
             self._query_cache[text] = vector
             self._query_cache.move_to_end(text)
@@ -136,7 +136,8 @@ class OnnxMiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        normalized: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return normalized
 
 
 def _as_text(value: str) -> str:

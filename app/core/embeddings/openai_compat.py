@@ -72,16 +72,17 @@ class OpenAICompatibleEmbedder:
         return np.concatenate(rows, axis=0)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
 
     def _request(self, texts: list[str]) -> np.ndarray:
         # The API rejects empty strings; a single space embeds as "nothing" without failing the batch.
         inputs = [t if t.strip() else " " for t in texts]
-        extra = {"dimensions": self._requested_dimensions} if self._requested_dimensions else {}
+        dimensions = self._requested_dimensions if self._requested_dimensions else openai.omit
         try:
             # "float" explicitly: many local servers do not implement the SDK's default base64 encoding.
             response = self._client.embeddings.create(
-                model=self._model, input=inputs, encoding_format="float", **extra
+                model=self._model, input=inputs, encoding_format="float", dimensions=dimensions
             )
         except openai.OpenAIError as exc:
             raise to_strata_error(exc, self._model) from exc
@@ -94,7 +95,8 @@ class OpenAICompatibleEmbedder:
         matrix = np.asarray([item.embedding for item in data], dtype=np.float32)
         self._check_width(matrix.shape[1])
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.clip(norms, 1e-12, None)
+        normalized: np.ndarray = matrix / np.clip(norms, 1e-12, None)
+        return normalized
 
     def _check_width(self, width: int) -> None:
         with self._lock:
