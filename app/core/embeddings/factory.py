@@ -12,7 +12,7 @@ from app.core.settings import EmbeddingSettings
 HASHING_DEFAULT_DIMENSIONS = 64
 
 
-def build_embedder(settings: EmbeddingSettings, api_key: str | None) -> Embedder:
+def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> Embedder:
     """`local` (offline MiniLM, loaded lazily), `openai` (any compatible endpoint) or `hashing` (no model)."""
     if settings.provider == "local":
         return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
