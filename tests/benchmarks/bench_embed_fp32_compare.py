@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -50,8 +51,12 @@ def sample_texts(count: int = 500) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--reference-python", required=True)
+    parser.add_argument("--reference-python", default=os.environ.get("STRATA_FP32_REFERENCE_PYTHON"))
     args = parser.parse_args()
+    # `make bench` runs every script bare: skip cleanly when the throwaway reference venv is absent.
+    if not args.reference_python or not Path(args.reference_python).exists():
+        print("skipped: pass --reference-python (a venv with torch + sentence-transformers, see docstring)")
+        return
     if not DATA.exists():
         print(f"skipped: {DATA} not found")
         return
