@@ -1,14 +1,190 @@
-"""Connectors screen."""
+"""Connectors screen: live Slack/Discord/Telegram accounts (add, test, sync, status) + export import."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QMessageBox, QProgressBar, QPushButton, QVBoxLayout
+
 from app.ui.context import UiContext
+from app.ui.events import CONNECTORS, MESSAGES
+from app.ui.formatting import local_time
+from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
+from app.ui.screens.connectors_add import AddConnectorDialog
+from app.ui.screens.connectors_import import ImportWizard
+from app.ui.widgets import make_table, muted
+
+STATUS_COLOURS = {"ok": "#2f9e44", "error": "#c92a2a", "running": "#1971c2", "never": "#868e96"}
+
+
+class ConnectorsModel(RowsModel[Any]):
+    """Rows are ConnectorState values (no tokens: those stay in the secret store)."""
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(
+            [
+                Column("Name", lambda s: s.id),
+                Column("Platform", lambda s: s.kind),
+                Column("Status", lambda s: s.status, colour=lambda s: STATUS_COLOURS.get(s.status)),
+                Column("Last sync", lambda s: local_time(s.last_sync_at) or "never"),
+                Column("Messages", lambda s: str(s.messages_total), align_right=True),
+                Column("Every", lambda s: f"{s.interval_minutes} min"),
+                Column("Last error", lambda s: s.last_error or "", tooltip=lambda s: s.last_error or ""),
+            ],
+            parent,
+        )
 
 
 class ConnectorsScreen(Screen):
     title = "Connectors"
+    watches = frozenset({CONNECTORS})
 
     def __init__(self, ctx: UiContext) -> None:
         super().__init__(ctx)
-        unavailable(self, "The connectors service")
+        self.connectors = ctx.service("connectors")
+        self.imports = ctx.service("imports")
+        if self.connectors is None and self.imports is None:
+            unavailable(self, "Connectors and importers")
+            return
+        live = QGroupBox("Live connectors")
+        live_layout = QVBoxLayout(live)
+        self.model = ConnectorsModel()
+        self.table = make_table(self.model)
+        live_layout.addWidget(self.table, 1)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # syncs report when done; show activity meanwhile
+        self.progress.hide()
+        live_layout.addWidget(self.progress)
+        row = QHBoxLayout()
+        self.add_button = QPushButton("Add…")
+        self.test_button = QPushButton("Test connection")
+        self.sync_button = QPushButton("Sync now")
+        self.remove_button = QPushButton("Remove")
+        for b in (self.add_button, self.test_button, self.sync_button, self.remove_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        live_layout.addLayout(row)
+        live_layout.addWidget(
+            muted("Tokens are kept in the system keyring (or a private file when none exists).")
+        )
+        self.outer.addWidget(live, 2)
+        if self.connectors is None:
+            live.setEnabled(False)
+        self.add_button.clicked.connect(self.add_dialog)
+        self.test_button.clicked.connect(self.test_selected)
+        self.sync_button.clicked.connect(self.sync_selected)
+        self.remove_button.clicked.connect(self.remove_selected)
+
+        imports = QGroupBox("Import an export file")
+        imports_layout = QHBoxLayout(imports)
+        imports_layout.addWidget(
+            muted(
+                "Slack or Discord export, Telegram JSON, WhatsApp chat, mbox e-mail: "
+                "preview first, then import."
+            )
+        )
+        self.import_button = QPushButton("Import…")
+        self.import_button.clicked.connect(self.open_import_wizard)
+        self.import_button.setEnabled(self.imports is not None)
+        imports_layout.addWidget(self.import_button)
+        self.outer.addWidget(imports)
+
+    # --- list ----------------------------------------------------------------------------------
+    def reload(self) -> None:
+        if self.connectors is None:
+            return
+        self.query(self.connectors.list_all, self.model.set_rows)
+
+    def selected(self) -> Any | None:
+        state = self.model.row_at(self.table.currentIndex().row())
+        if state is None:
+            self.banner.show_message("Select a connector first.", "info")
+        return state
+
+    # --- actions -------------------------------------------------------------------------------
+    def add_dialog(self) -> None:
+        svc = self.connectors
+        self.query(svc.kinds, self._show_add_dialog)
+
+    def _show_add_dialog(self, kinds: list[dict[str, Any]]) -> None:
+        dialog = AddConnectorDialog(kinds, self)
+        if dialog.exec() == AddConnectorDialog.DialogCode.Accepted:
+            self.add(**dialog.values())
+
+    def add(self, **values: Any) -> None:
+        """Test the token and save the connector (token → secret store); nothing saved on failure."""
+        svc = self.connectors
+        if not values.get("token"):
+            self.banner.show_message("A token is needed to add a connector.", "error")
+            return
+
+        def done(result: tuple[Any, Any]) -> None:
+            state, identity = result
+            who = f" as {identity.account}" if identity is not None else ""
+            self.banner.show_message(f"Connected {state.id}{who}. Press Sync now to fetch messages.", "ok")
+
+        self.banner.show_message("Checking the token with the platform…")
+        self.mutate(lambda: svc.add(**values), [CONNECTORS], done)
+
+    def test_selected(self) -> None:
+        state = self.selected()
+        if state is None:
+            return
+        svc = self.connectors
+
+        def done(identity: Any) -> None:
+            where = f" in {identity.workspace}" if identity.workspace else ""
+            self.banner.show_message(
+                f"{state.id}: token works, signed in as {identity.account}{where}.", "ok"
+            )
+
+        self.query(lambda: svc.test(state.id), done)
+
+    def sync_selected(self) -> None:
+        state = self.selected()
+        if state is None:
+            return
+        svc = self.connectors
+        self.progress.show()
+        self.sync_button.setEnabled(False)
+
+        def finish() -> None:
+            self.progress.hide()
+            self.sync_button.setEnabled(True)
+
+        def done(report: Any) -> None:
+            finish()
+            counts = f"{report.imported} new, {report.updated} updated, {report.deleted} deleted"
+            if report.error:
+                self.banner.show_message(
+                    f"{state.id} stopped early: {report.error} ({counts} before that)", "error"
+                )
+            else:
+                self.banner.show_message(f"{state.id} synced: {counts}.", "ok")
+
+        def failed(exc: BaseException) -> None:
+            finish()
+            self.banner.show_error(exc)
+
+        self.mutate(lambda: svc.sync(state.id), [CONNECTORS, MESSAGES], done, failure=failed)
+
+    def remove_selected(self) -> None:
+        state = self.selected()
+        if state is None or not self.confirm(state.id):
+            return
+        svc = self.connectors
+        self.mutate(
+            lambda: svc.remove(state.id),
+            [CONNECTORS],
+            lambda _: self.banner.show_message(f"Removed {state.id}; its messages stay in memory.", "ok"),
+        )
+
+    def confirm(self, name: str) -> bool:
+        text = f"Remove connector {name} and its token? Messages already imported stay."
+        return QMessageBox.question(self, "Remove connector", text) == QMessageBox.StandardButton.Yes
+
+    def open_import_wizard(self) -> ImportWizard:
+        wizard = ImportWizard(self)
+        wizard.show()
+        return wizard
