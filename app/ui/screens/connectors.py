@@ -94,7 +94,10 @@ class ConnectorsScreen(Screen):
     def reload(self) -> None:
         if self.connectors is None:
             return
-        self.query(self.connectors.list_all, self.model.set_rows)
+        svc = self.connectors
+        # `list_all` on newer connector services, `list` on the first version.
+        listing = getattr(svc, "list_all", None) or svc.list
+        self.query(listing, self.model.set_rows)
 
     def selected(self) -> Any | None:
         state = self.model.row_at(self.table.currentIndex().row())
