@@ -113,18 +113,13 @@ class MemoryScreen(Screen):
         memory, forgetting = self.memory, self.forgetting
         db, user = self.ctx.services.db, self.ctx.services.settings.user_id
         now = self.ctx.clock.now_ms()
+        # Two independent loads: a forgetting-engine failure must not blank the tier chart.
+        self.query(lambda: (memory.stats(), tier_timeline(db, user, now)), self._show_counts)
+        if forgetting is not None:
+            self.query(lambda: (forgetting.status(), forgetting.runs(limit=20)), self._show_forgetting)
 
-        def load() -> tuple[Any, Any, Any, Any]:
-            stats = memory.stats()
-            timeline = tier_timeline(db, user, now)
-            status = forgetting.status() if forgetting is not None else None
-            runs = forgetting.runs(limit=20) if forgetting is not None else []
-            return stats, timeline, status, runs
-
-        self.query(load, self._show)
-
-    def _show(self, loaded: tuple[Any, Any, Any, Any]) -> None:
-        stats, timeline, status, runs = loaded
+    def _show_counts(self, loaded: tuple[Any, Any]) -> None:
+        stats, timeline = loaded
         by_tier = stats.get("by_tier", {})
         cells = " · ".join(f"<b>{by_tier.get(t, 0)}</b> {t}" for t in TIERS)
         self.totals.setText(
@@ -133,8 +128,10 @@ class MemoryScreen(Screen):
         )
         labels = [datetime.fromtimestamp(s / 1000).strftime("%m-%d") for s in timeline.starts]
         self.chart.set_data(labels, {t: timeline.counts.get(t, ()) for t in TIERS})
-        if status is not None:
-            self.status.setText(status_text(status))
+
+    def _show_forgetting(self, loaded: tuple[Any, Any]) -> None:
+        status, runs = loaded
+        self.status.setText(status_text(status))
         self.runs.set_rows(runs)
 
     # --- actions -------------------------------------------------------------------------------
