@@ -97,7 +97,15 @@ class ConnectorsScreen(Screen):
         svc = self.connectors
         # `list_all` on newer connector services, `list` on the first version.
         listing = getattr(svc, "list_all", None) or svc.list
-        self.query(listing, self.model.set_rows)
+        self.query(listing, self._show_list)
+
+    def _show_list(self, states: list[Any]) -> None:
+        # Keep the user's selection across reloads (a sync or test reloads the list).
+        current = self.model.row_at(self.table.currentIndex().row())
+        self.model.set_rows(states)
+        for row, state in enumerate(states):
+            if current is not None and state.id == current.id:
+                self.table.selectRow(row)
 
     def selected(self) -> Any | None:
         state = self.model.row_at(self.table.currentIndex().row())
