@@ -59,7 +59,8 @@ def test_import_wizard_dry_run_then_import(qtbot, screen, services, tmp_path):
         "name": "Book Club", "type": "private_supergroup", "id": 1554871234,
         "messages": [
             {"id": n, "type": "message", "date": f"2023-03-01T10:0{n}:00",
-             "date_unixtime": str(1677664800 + n * 60), "from": "Anna", "from_id": "user111", "text": f"chapter {n} thoughts", "text_entities": []}
+             "date_unixtime": str(1677664800 + n * 60), "from": "Anna", "from_id": "user111",
+             "text": f"chapter {n} thoughts", "text_entities": []}
             for n in range(1, 4)
         ],
     }), encoding="utf-8")  # fmt: skip
