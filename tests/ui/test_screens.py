@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QTableView
 
 from app.ui.main_window import SCREENS
 from tests.ui.helpers import open_window, seed, settle
@@ -10,6 +11,11 @@ from tests.ui.helpers import open_window, seed, settle
 
 def test_screenshot_every_screen(qtbot, services, tmp_path):
     seed(services)
+    # Fill the feature screens too when their services are part of this build.
+    if getattr(services, "insights", None) is not None:
+        services.insights.generate()
+    if getattr(services, "knowledge", None) is not None:
+        services.knowledge.add_bytes(b"# Travel policy\n\nBook flights two weeks ahead.\n", "policy.md")
     window = open_window(qtbot, services)
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -17,8 +23,13 @@ def test_screenshot_every_screen(qtbot, services, tmp_path):
     qtbot.waitUntil(lambda: window.screens["search"].model.rowCount() > 0, timeout=5000)
     window.screens["search"].open_current()
     for key, _label, _factory in SCREENS:
-        window.show_screen(key)
+        screen = window.show_screen(key)
         settle(qtbot, 150)
+        if key in ("insights", "knowledge_base") and screen.findChild(QTableView) is not None:
+            table = screen.findChild(QTableView)
+            if table.model().rowCount():
+                table.selectRow(0)
+                settle(qtbot, 150)
         path = shots / f"{key}.png"
         assert window.grab().save(str(path))
         assert path.stat().st_size > 5_000
