@@ -60,7 +60,9 @@ class LineChart(_ChartHost):
         x.setRange(0, max(len(values) - 1, 1))
         x.setLabelFormat("%d")
         x.setTitleText("days ago → today")
-        y.setRange(0, max([*values, 1]))
+        top = int(max([*values, 1]))
+        y.setRange(0, top)
+        y.setTickCount(min(top, 5) + 1)  # whole-number ticks for small counts
         y.setLabelFormat("%d")
         chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
         chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
@@ -77,7 +79,6 @@ class StackedAreaChart(_ChartHost):
 
         chart = self._chart()
         bars = QStackedBarSeries()
-        top = 0.0
         totals = [0.0] * len(labels)
         for i, (name, values) in enumerate(series.items()):
             bar_set = QBarSet(name)
@@ -86,12 +87,13 @@ class StackedAreaChart(_ChartHost):
                 bar_set.append(float(v))
                 totals[j] += float(v)
             bars.append(bar_set)
-        top = max([*totals, 1.0])
+        top = float(int(max([*totals, 1.0])))
         chart.addSeries(bars)
         x = QBarCategoryAxis()
         x.append(list(labels))
         y = QValueAxis()
         y.setRange(0, top)
+        y.setTickCount(int(min(top, 5)) + 1)
         y.setLabelFormat("%d")
         chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
         chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)

@@ -71,6 +71,7 @@ class DropZone(QWidget):
         super().__init__(parent)
         self.setAcceptDrops(True)
         self.setObjectName("dropzone")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # let the dashed border paint
         self.setMinimumHeight(70)
         self.setStyleSheet("#dropzone{border:2px dashed palette(mid);border-radius:10px;}")
         layout = QVBoxLayout(self)

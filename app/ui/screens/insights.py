@@ -9,6 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -47,6 +48,7 @@ class InsightsModel(RowsModel[Any]):
     """Rows are RankedInsight values, already sorted by value score by the service."""
 
     STAR_COLUMN = 0
+    TITLE_COLUMN = 3
 
     def __init__(self, parent: object = None) -> None:
         super().__init__(
@@ -96,6 +98,10 @@ class InsightsScreen(Screen):
 
         self.model = InsightsModel()
         self.table = make_table(self.model)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.horizontalHeader().setSectionResizeMode(
+            InsightsModel.TITLE_COLUMN, QHeaderView.ResizeMode.Stretch
+        )
         self.table.clicked.connect(self._clicked)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._open_row(cur.row()))
 
@@ -106,6 +112,7 @@ class InsightsScreen(Screen):
         self.detail = QTextBrowser()
         detail_layout.addWidget(self.detail, 3)
         self.evidence = QListWidget()
+        self.evidence.setWordWrap(True)
         self.evidence.setToolTip("Double-click (or Enter) to open the message in Search")
         self.evidence.itemActivated.connect(self._open_evidence)
         detail_layout.addWidget(self.evidence, 2)
