@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from app.core.errors import ConfigError
+from app.services.scheduling import register_jobs
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +72,8 @@ class ApiServerHost:
 class SchedulerHost:
     """APScheduler in a background thread: one instance per job, missed runs coalesced.
 
-    Feature branches expose `register_jobs(scheduler, services)`-style functions; the app calls
-    the ones the services provide (see `register`). The scheduler never touches Qt.
+    Jobs come from `app.services.scheduling.register_jobs` (the same list `serve` uses).
+    The scheduler never touches Qt; views hear about job results through core change events.
     """
 
     def __init__(self, services: Any) -> None:
@@ -91,14 +92,7 @@ class SchedulerHost:
         return self.scheduler
 
     def register(self, scheduler: Any) -> list[str]:
-        """Call every job-registration function the services expose; returns the job ids."""
-        registrars = getattr(self.services, "job_registrars", None) or []
-        for register in registrars:
-            try:
-                register(scheduler, self.services)
-            except Exception:  # one feature's bad schedule must not stop the others
-                log.exception("could not register jobs from %r", register)
-        return [job.id for job in scheduler.get_jobs()]
+        return register_jobs(scheduler, self.services)
 
     def jobs(self) -> list[tuple[str, str, Any]]:
         """(id, name, next run time) of every scheduled job, for the Settings screen."""
