@@ -124,7 +124,9 @@ def _resolve_day(kind: str, m: re.Match[str], ref: datetime) -> date | None:
         if kind == "iso":
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         if kind in ("month_day", "day_month"):
-            month_text, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+            month_text, day_text = (
+                (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+            )
             return _roll_year(today, _MONTHS[month_text], int(day_text))
         if kind == "nth":
             return _next_day_of_month(today, int(m.group(1)))

@@ -18,7 +18,8 @@ _HIGH = re.compile(
     re.I,
 )
 _IMMEDIATE = re.compile(
-    r"\b(?:asap|urgent|urgently|right now|immediately|right away|sev ?[01]|p0|outage|is down|are down)\b", re.I
+    r"\b(?:asap|urgent|urgently|right now|immediately|right away|sev ?[01]|p0|outage|is down|are down)\b",
+    re.I,
 )
 _LABELS: list[tuple[str, re.Pattern[str]]] = [
     ("incident", re.compile(r"\b(?:outage|incident|sev ?\d|p0|is down|are down|went down|latency|disk usage"
@@ -82,7 +83,7 @@ def task_label_for(kind: InsightKind, text: str) -> str:
 
 
 def task_text(sentence: str) -> str:
-    """"@anna can you send the deck by Friday?" → "send the deck by Friday"."""
+    """ "@anna can you send the deck by Friday?" → "send the deck by Friday"."""
     body = _TASK_PREFIX.sub("", sentence.strip()).strip().rstrip("?!. ")
     body = re.sub(r",?\s*(?:please|pls|plz)$", "", body, flags=re.I)
     return body or sentence.strip()

@@ -8,7 +8,9 @@ _SLACK_USER = re.compile(r"<@([A-Z0-9]+)(?:\|([^>]+))?>")
 _SLACK_CHANNEL = re.compile(r"<#[A-Z0-9]+\|([^>]+)>")
 _SLACK_LINK = re.compile(r"<(https?://[^|>]+)(?:\|([^>]+))?>")
 _URL = re.compile(r"https?://\S+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+|\s+—\s+|,\s+(?=i'll |i will |i'm going to |let me )", re.I)
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+|\n+|;\s+|\s+—\s+|,\s+(?=i'll |i will |i'm going to |let me )", re.I
+)
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_\-]*")
 _TRAILING_NOISE = re.compile(r"[\s\U0001F000-\U0001FFFF\u2600-\u27BF\ufe0f]+$")
 _TAG_QUESTION = re.compile(r",?\s*(?:right|yeah|no|ok|okay|correct|yes)\?+\s*$", re.I)
@@ -25,8 +27,9 @@ DECISION = re.compile(
     r"\b(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|voted)|(?:it'?s|it is) decided"
     r"|decided to|decision(?: [\w ]{0,30})?:|final (?:decision|call)|let'?s go with"
     r"|(?:we'?re|we are|we'?ll|we will) (?:go(?:ing)? with|stick(?:ing)? with|switch(?:ing)? to)"
-    r"|(?<!it's )(?<!it is )\bgoing with|let'?s (?:switch|stick|not|use|move|keep|drop|standardi[sz]e|adopt)\b"
-    r"|consensus (?:is|was))",
+    r"|(?<!it's )(?<!it is )\bgoing with"
+    r"|let'?s (?:switch|stick|not|use|move|keep|drop|standardi[sz]e|adopt)\b"
+    r"|consensus (?:is|was)|\bdecided\b|go(?:ing)? ahead with|\b\w+ it is(?: then)?\s*[.!]*$)",
     re.I,
 )
 NOT_DECIDED = re.compile(r"^(?:if|should|maybe|what if|do we|did we|have we|can we|could we)\b", re.I)
@@ -51,9 +54,14 @@ COMMITMENT = re.compile(
     re.I,
 )
 NOT_COMMITMENT = re.compile(
-    r"\b(?:i'll|i will) (?:be|never|pass|think|probably not|try not)\b|\blet me (?:know|guess|see|think)\b", re.I
+    r"\b(?:i'll|i will) (?:be|never|pass|think|probably not|try not)\b|\blet me (?:know|guess|see|think)\b",
+    re.I,
 )
-ON_IT = re.compile(r"^(?:ok,? |yep,? |sure,? )?on it\b", re.I)
+ON_IT = re.compile(
+    r"^(?:ok,? |yep,? |sure,? )?(?:on it|looking into it|taking a look|checking now|investigating)\b", re.I
+)
+# "we'll ship a hotfix tomorrow": a team promise with a date is a task for whoever said it.
+TEAM_COMMITMENT = re.compile(r"\b(?:we'll|we will|we're going to) (?!see\b|go with|be\b|need\b)\w+", re.I)
 # "will send after lunch": a commitment with the "I" dropped, as chat does.
 DROPPED_SUBJECT = re.compile(r"^(?:(?:ok|okay|sure|yep|yes),? )?(?:will|gonna|can do) (?!be\b)\w+", re.I)
 TODO = re.compile(r"^(?:todo|to-do|action item|action|ai)(?: for (@?[\w.\-]+))?\s*:\s*", re.I)
@@ -65,16 +73,24 @@ DONE = re.compile(
 )
 DEADLINE = re.compile(
     r"\b(?:deadline|due|closes?|freeze|cut-?off|submitted|submit|go(?:es)? live|launch(?:es|ing)?"
-    r"|expires?|needs? to be (?:final|done|ready|in|submitted|signed|approved)|must be|has to be)\b",
+    r"|expires?|needs? to be (?:final|done|ready|in|submitted|signed|approved)|must be|has to be"
+    r"|eol|end of life|end-of-life|sunset|(?:needs?|wants?|expects?|requires?)\b[^.?!]{0,60}\bby)\b",
     re.I,
 )
 BLOCKER = re.compile(
-    r"\b(?:blocked|blocking|blocker|outage|incident(?! review| report)|sev ?[0-3]|p[01]|is down|are down|went down|down for"
+    r"\b(?:blocked|blocking|blocker|outage|incident(?! review| report)|sev ?[0-3]|p[01]|is down|are down"
+    r"|went down|down for"
     r"|down since|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
     r"|can'?t (?:deploy|log ?in|edit|access|reach|merge|push|connect|build|work)"
     r"|cannot (?:deploy|log ?in|edit|access|reach|merge|push|connect)|nobody can|not working"
     r"|doesn'?t work|stopped working|keeps? (?:crashing|failing|logging \w+ out)|error rate"
-    r"|data loss|security (?:breach|incident)|disk (?:usage|space))\b",
+    r"|data loss|security (?:breach|incident)|disk (?:usage|space)|stuck|force clos(?:es|ed|ing)"
+    r"|unreachable|times? out|timing out|hangs|hanging)\b",
+    re.I,
+)
+# "after the last outage …" looks back; it reports nothing new.
+PAST_TROUBLE = re.compile(
+    r"\b(?:last|previous|after the|since the|during the|remember (?:the|when))\s+\w*\s*(?:outage|incident)",
     re.I,
 )
 RECOVERED = re.compile(
@@ -87,7 +103,8 @@ MEETING = re.compile(
     r"|huddle|all-?hands|interview|retro|retrospective|study session|webinar|office hours"
     r"|(?:design|code|forecast|sprint|quarterly|performance|pipeline|budget|roadmap|security|product"
     r"|incident) review|(?:the|a|our|renewal|planning|sales|team|weekly|daily|quick|intro|zoom|video"
-    r"|conference|discovery|status) call|call (?:is|at|on|moved|tomorrow|today))\b",
+    r"|conference|discovery|status) call|(?:call|review|raid|dinner|lunch|party|game night) (?:is|at|on|moved"
+    r"|tomorrow|today|tonight))\b",
     re.I,
 )
 QUESTION_OPENER = re.compile(
@@ -103,20 +120,23 @@ ASK_NOT_TASK = re.compile(r"\b(?:can|could) (?:you|someone|anyone) (?:explain|te
 ANSWER_START = re.compile(
     r"^(?:yes|yeah|yep|yup|ya|no|nope|nah|sure|it (?:is|does|did|was|will|should)|it'?s|its|not|i think"
     r"|probably|maybe|definitely|afaik|iirc|should be|we can|we should|you can|you should|i'd|me\b"
-    r"|wasn'?t|i did|i have|i do|there'?s|try|because|ask)\b",
+    r"|wasn'?t|i did|i have|i do|there'?s|try|because|ask|i vote|\+1|how about|what about|i'd go with)\b",
     re.I,
 )
 JOKE_START = re.compile(r"^(?:lol|lmao|lmfao|haha|hah|rofl|😂|🤣)", re.I)
-VOCATIVE_LEAD = re.compile(r"^(?:(?:hey|hi|hello|yo|ok|okay|ugh|oh|so|also|perfect|thanks|great|cool)[,!.]?\s+)+", re.I)
-EVERYONE = re.compile(r"\b(?:someone|somebody|anyone|anybody|everyone|everybody|y'?all|you all|guys|folks|team)\b", re.I)
-
-STOPWORDS = frozenset(
-    """the a an and or but if so of to in on at for with from by is are was were be been it its it's this
-    that these those i you he she we they me my your our their them him her us do does did done have has
-    had can could would should will shall may might must not no yes just also still any anyone someone
-    know what who when where why how which there here about into out up down over than then too very
-    really get got let lets let's thing things one some all else wait ok okay yeah yep lol""".split()
+VOCATIVE_LEAD = re.compile(
+    r"^(?:(?:hey|hi|hello|yo|ok|okay|ugh|oh|so|also|perfect|thanks|great|cool)[,!.]?\s+)+", re.I
 )
+EVERYONE = re.compile(
+    r"\b(?:someone|somebody|anyone|anybody|everyone|everybody|y'?all|you all|guys|folks|team)\b", re.I
+)
+
+_STOP_TEXT = """the a an and or but if so of to in on at for with from by is are was were be been it its it's
+this that these those i you he she we they me my your our their them him her us do does did done have has had
+can could would should will shall may might must not no yes just also still any anyone someone know what who
+when where why how which there here about into out up down over than then too very really get got let lets
+let's thing things one some all else wait ok okay yeah yep lol"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
 
 
 def normalize(text: str) -> str:
@@ -145,7 +165,7 @@ def clean_end(sentence: str) -> str:
 
 
 def strip_tag_question(sentence: str) -> str:
-    """"we agreed on X, right?" states X; the tag only asks for a nod."""
+    """ "we agreed on X, right?" states X; the tag only asks for a nod."""
     return _TAG_QUESTION.sub("", clean_end(sentence))
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from app.core.clock import DAY_MS, HOUR_MS, iso
-from insights.extractors import labels, patterns as p
+from insights.extractors import labels
+from insights.extractors import patterns as p
 from insights.extractors.dates import find_dates, pick_due
 from insights.model import ChatMessage, InsightDraft, InsightKind, InsightStatus, TimelineEvent
 
@@ -18,9 +19,11 @@ ANSWER_WINDOW_MS = DAY_MS
 DONE_WINDOW_MS = 14 * DAY_MS
 RECOVERY_WINDOW_MS = 2 * DAY_MS
 ADJACENT_MESSAGES = 3
+_YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
-    r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)", re.I
+    r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)",
+    re.I,
 )
 
 
@@ -91,7 +94,10 @@ class _Run:
             if InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s) and (due := self._due(s, msg)):
                 self._add(InsightKind.DEADLINE, i, s, text, due_at=due)
                 kinds.add(InsightKind.DEADLINE)
-            if InsightKind.BLOCKER not in kinds and p.BLOCKER.search(s) and not p.RECOVERED.search(s):
+            if (
+                InsightKind.BLOCKER not in kinds and p.BLOCKER.search(s)
+                and not p.RECOVERED.search(s) and not p.PAST_TROUBLE.search(s)
+            ):  # fmt: skip
                 self._add(InsightKind.BLOCKER, i, s, text)
                 kinds.add(InsightKind.BLOCKER)
             if self._is_open_question(s, stated):
@@ -101,6 +107,8 @@ class _Run:
         if question_parts and InsightKind.ACTION_ITEM not in kinds:
             q = " ".join(question_parts)
             addressees = self._addressees(question_parts[0], text)
+            if not addressees and _YOU.search(q) and (prev := self._previous_speaker(i)):
+                addressees = (prev,)
             self._add(InsightKind.QUESTION, i, q, text, addressed_to=addressees)
 
     def _is_decision(self, stated: str) -> bool:
@@ -124,8 +132,10 @@ class _Run:
             or (lead_mention and p.IMPERATIVE.match(after_mention))
             or (addressees and p.ADDRESSED_REQUEST.search(s) and s.rstrip().endswith("?"))
         )
+        team_promise = bool(p.TEAM_COMMITMENT.search(s)) and self._due(s, msg) is not None
         is_commitment = (
-            (p.COMMITMENT.search(s) and not p.NOT_COMMITMENT.search(s) and not p.is_question(s))
+            (team_promise and not self._is_decision(p.strip_tag_question(s)))
+            or (p.COMMITMENT.search(s) and not p.NOT_COMMITMENT.search(s) and not p.is_question(s))
             or p.ON_IT.match(s)
             or p.DROPPED_SUBJECT.match(s)
         )
@@ -171,14 +181,15 @@ class _Run:
         item.requested = requested
 
     def _merge_commitment(self, i: int, msg: ChatMessage, s: str, owner: str) -> bool:
-        """"I can write the quotes" then "@max send it to me by Friday": one task, now with a date."""
+        """ "I can write the quotes" then "@max send it to me by Friday": one task, now with a date."""
         if not _PRONOUN.search(s):
             return False
         for item in reversed(self.items):
             d = item.draft
             if (
                 d.kind is InsightKind.ACTION_ITEM and not item.requested and d.owner
-                and d.owner.casefold() == owner.casefold() and d.occurred_at >= msg.timestamp - ACCEPT_WINDOW_MS
+                and d.owner.casefold() == owner.casefold()
+                and d.occurred_at >= msg.timestamp - ACCEPT_WINDOW_MS
             ):  # fmt: skip
                 due = d.due_at or self._due(s, msg)
                 self._update(item, msg, f"requested by {msg.person}", due_at=due)
@@ -188,27 +199,19 @@ class _Run:
     # -- messages that change earlier items -------------------------------------------------------
     def _follow_ups(self, i: int, msg: ChatMessage, text: str) -> bool:
         """Acceptances, completions, answers and recoveries; True when the message accepted a request."""
+        accepted = self._accept(i, msg, text)
         who = msg.person.casefold()
-        accepted = False
-        committing = bool(p.COMMITMENT.search(text) or p.ON_IT.match(text) or p.DROPPED_SUBJECT.match(text))
         for item in self.items:
             d = item.draft
             age = msg.timestamp - d.occurred_at
             if d.kind is InsightKind.ACTION_ITEM and d.status is InsightStatus.OPEN:
                 owner = d.owner.casefold() if d.owner else None
-                if (
-                    item.requested and not item.accepted and not accepted and age <= ACCEPT_WINDOW_MS
-                    and d.author is not None and who != d.author.casefold()
-                    and ((owner == who and (p.ACK.match(text) or committing)) or (owner is None and committing))
-                    and not self._spoke_between(item.index, i, msg.person)
-                ):  # fmt: skip
-                    item.accepted = accepted = True
-                    self._update(item, msg, f"accepted by {msg.person}", owner=msg.person,
-                                 due_at=d.due_at or self._due(text, msg))  # fmt: skip
-                elif (owner == who or owner is None) and age <= DONE_WINDOW_MS and self._is_done(text, item):
+                if (owner == who or owner is None) and age <= DONE_WINDOW_MS and self._is_done(text, item):
                     self._update(item, msg, f"done: {labels.shorten(text, 60)}", owner=d.owner or msg.person,
                                  status=InsightStatus.RESOLVED)  # fmt: skip
-            elif d.kind is InsightKind.BLOCKER and d.status is InsightStatus.OPEN and age <= RECOVERY_WINDOW_MS:
+            elif (
+                d.kind is InsightKind.BLOCKER and d.status is InsightStatus.OPEN and age <= RECOVERY_WINDOW_MS
+            ):
                 if p.RECOVERED.search(text) and self._about(text, item, latest_blocker=True):
                     self._update(item, msg, f"recovered: {labels.shorten(text, 60)}",
                                  status=InsightStatus.RESOLVED)  # fmt: skip
@@ -219,6 +222,28 @@ class _Run:
                 item.answers.append(msg.message_id)
                 self._update(item, msg, f"answered by {msg.person}", status=InsightStatus.RESOLVED)
         return accepted
+
+    def _accept(self, i: int, msg: ChatMessage, text: str) -> bool:
+        """ "yep" / "I'll call him in the morning" right after a request makes it the speaker's task."""
+        who = msg.person.casefold()
+        committing = bool(p.COMMITMENT.search(text) or p.ON_IT.match(text) or p.DROPPED_SUBJECT.match(text))
+        for item in reversed(self.items):
+            d = item.draft
+            if d.kind is not InsightKind.ACTION_ITEM or not item.requested or item.accepted:
+                continue
+            owner = d.owner.casefold() if d.owner else None
+            if (
+                msg.timestamp - d.occurred_at <= ACCEPT_WINDOW_MS and d.status is InsightStatus.OPEN
+                and d.author is not None and who != d.author.casefold()
+                and ((owner == who and (p.ACK.match(text) or committing)) or (owner is None and committing))
+                and not self._spoke_between(item.index, i, msg.person)
+            ):  # fmt: skip
+                item.accepted = True
+                # The owner's own date is the promise that counts ("sure, by end of day").
+                due = self._due(text, msg) or d.due_at
+                self._update(item, msg, f"accepted by {msg.person}", owner=msg.person, due_at=due)
+                return True
+        return False
 
     def _is_done(self, text: str, item: _Item) -> bool:
         if not p.DONE.search(text) or p.is_question(text):
@@ -242,15 +267,19 @@ class _Run:
         d = item.draft
         if d.author is not None and msg.person.casefold() == d.author.casefold():
             return False
+        # A bare "yes" / "4.2.0" only answers what was just asked, not a question from hours ago.
+        adjacent = i - item.index <= ADJACENT_MESSAGES and msg.timestamp - item.draft.occurred_at <= HOUR_MS
+        shared = len(p.content_words(text) & p.content_words(item.source))
         if item.addressees:
-            # A question put to someone is answered only by them.
-            return msg.person.casefold() in {a.casefold() for a in item.addressees}
+            # A question put to someone is answered only by them, and only when they reply to it.
+            if msg.person.casefold() not in {a.casefold() for a in item.addressees}:
+                return False
+            return adjacent or shared >= 1
         if p.JOKE_START.match(text) or (p.is_question(text) and not p.ANSWER_START.match(text)):
             return False
-        if p.content_words(text) & p.content_words(item.source):
+        # One shared word is coincidence unless the reply came right away.
+        if shared >= 2 or (adjacent and shared >= 1):
             return True
-        # A bare "yes" / "we should" only answers what was just asked, not a question from hours ago.
-        adjacent = i - item.index <= ADJACENT_MESSAGES and msg.timestamp - item.draft.occurred_at <= HOUR_MS
         return adjacent and bool(p.ANSWER_START.match(text))
 
     def _close_questions(self) -> None:
@@ -281,9 +310,14 @@ class _Run:
     ) -> _Item:  # fmt: skip
         msg = self.msgs[i]
         basis = f"{sentence} {text}"
-        details = [f"{label}: {value}" for label, value in
-                   (("owner", owner), ("asked of" if kind is InsightKind.QUESTION else "addressed to",
-                     ", ".join(addressed_to) or None), ("due", iso(due_at)), ("from", msg.person)) if value]  # fmt: skip
+        asked = "asked of" if kind is InsightKind.QUESTION else "addressed to"
+        pairs = (
+            ("owner", owner),
+            (asked, ", ".join(addressed_to)),
+            ("due", iso(due_at)),
+            ("from", msg.person),
+        )
+        details = [f"{label}: {value}" for label, value in pairs if value]
         draft = InsightDraft(
             kind=kind,
             title=title or f"{kind.value.replace('_', ' ').capitalize()}: {labels.shorten(sentence, 80)}",
@@ -314,15 +348,14 @@ class _Run:
         new = d.with_changes(evidence=evidence, timeline=timeline, **changes)
         if "owner" in changes and changes["owner"] and d.kind is InsightKind.ACTION_ITEM:
             task = new.title.split(": ", 1)[-1]
-            new = new.with_changes(title=f"{changes['owner']}: {task}",
-                                   details=tuple(x for x in new.details if not x.startswith("owner:"))
-                                   + (f"owner: {changes['owner']}",))  # fmt: skip
+            owner = str(changes["owner"])
+            new = new.with_changes(title=f"{owner}: {task}", details=_set_detail(new.details, "owner", owner))
         if "due_at" in changes and changes["due_at"] != d.due_at and changes["due_at"] is not None:
             due = changes["due_at"]
             assert isinstance(due, int)
             new = new.with_changes(
                 urgency=labels.urgency_for(d.kind, item.source, due, d.occurred_at),
-                details=tuple(x for x in new.details if not x.startswith("due:")) + (f"due: {iso(due)}",),
+                details=_set_detail(new.details, "due", iso(due) or ""),
             )
         item.draft = new
 
@@ -359,3 +392,7 @@ class _Run:
     def _due(self, text: str, msg: ChatMessage) -> int | None:
         found = pick_due(text, self._ref(msg))
         return int(found.at.timestamp() * 1000) if found else None
+
+
+def _set_detail(details: tuple[str, ...], label: str, value: str) -> tuple[str, ...]:
+    return (*(x for x in details if not x.startswith(f"{label}:")), f"{label}: {value}")
