@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from insights_eval_loader import load_harness
 
 from insights.extractors.rules import RuleExtractor
 
-_HARNESS = Path(__file__).parent / "eval" / "harness.py"
-_spec = importlib.util.spec_from_file_location("strata_insights_eval_harness", _HARNESS)
-assert _spec and _spec.loader
-harness = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = harness
-_spec.loader.exec_module(harness)
-
-HELDOUT = _HARNESS.with_name("heldout.txt")
+harness = load_harness()
+HELDOUT = harness.EVAL_FILE.with_name("heldout.txt")
 
 
 def _convs():  # type: ignore[no-untyped-def]
