@@ -82,9 +82,18 @@ def task_label_for(kind: InsightKind, text: str) -> str:
     return _KIND_LABEL.get(kind, "general")
 
 
+_REQUEST_CUE = re.compile(
+    r"\b(?:(?:can|could|would|will) (?:you|u|someone|anyone|somebody)|please|pls|plz)\s+", re.I
+)
+
+
 def task_text(sentence: str) -> str:
-    """ "@anna can you send the deck by Friday?" → "send the deck by Friday"."""
-    body = _TASK_PREFIX.sub("", sentence.strip()).strip().rstrip("?!. ")
+    """ "hey @anna, quick one: can you send the deck by Friday?" → "send the deck by Friday"."""
+    body = sentence.strip()
+    cue = _REQUEST_CUE.search(body)
+    if cue and cue.start() <= 60:
+        body = body[cue.end() :]  # greetings and fillers before the request are not the task
+    body = _TASK_PREFIX.sub("", body).strip().rstrip("?!. ")
     body = re.sub(r",?\s*(?:please|pls|plz)$", "", body, flags=re.I)
     return body or sentence.strip()
 
