@@ -31,7 +31,7 @@ _DAY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("end_month", re.compile(r"\b(?:end of (?:the )?month|eom)\b")),
     ("weekend", re.compile(r"\b(?:over |this |the )*weekend\b")),
     ("in_n", re.compile(r"\bin (\d+|a couple of|a few|a|one|two|three|four) (days?|weeks?)\b")),
-    ("weekday", re.compile(rf"\b(?:(next|this) )?({_WD_RE})(?:day)?\b")),
+    ("weekday", re.compile(rf"\b(?:(next|this|last|past|on last) )?({_WD_RE})(?:day)?\b")),
     ("tomorrow", re.compile(r"\b(?:tomorrow|tmrw|tmr|tomorow)\b")),
     ("morning", re.compile(r"\bin the morning\b")),
     (
@@ -147,6 +147,8 @@ def _resolve_day(kind: str, m: re.Match[str], ref: datetime) -> date | None:
         n = int(raw) if raw.isdigit() else _NUMBERS[raw]
         return today + timedelta(days=n * (7 if m.group(2).startswith("week") else 1))
     if kind == "weekday":
+        if m.group(1) in ("last", "past", "on last"):
+            return today - timedelta(days=(today.weekday() - _WEEKDAYS[m.group(2)]) % 7 or 7)
         delta = (_WEEKDAYS[m.group(2)] - today.weekday()) % 7
         # Said on a Friday, "Friday" means next week's unless the speaker wrote "this Friday".
         if delta == 0 and m.group(1) != "this":

@@ -27,8 +27,8 @@ DECISION = re.compile(
     r"\b(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|voted)|(?:it'?s|it is) decided"
     r"|decided to|decision(?: [\w ]{0,30})?:|final (?:decision|call)|let'?s go with"
     r"|(?:we'?re|we are|we'?ll|we will) (?:go(?:ing)? with|stick(?:ing)? with|switch(?:ing)? to)"
-    r"|(?<!it's )(?<!it is )\bgoing with"
-    r"|let'?s (?:switch|stick|not|use|move|keep|drop|standardi[sz]e|adopt)\b"
+    r"|(?<!it's )(?<!it is )(?<!keep )\bgoing with"
+    r"|let'?s (?:switch|stick with|not|use|move|drop|standardi[sz]e|adopt)\b"
     r"|consensus (?:is|was)|\bdecided\b|go(?:ing)? ahead with|\b\w+ it is(?: then)?\s*[.!]*$)",
     re.I,
 )
@@ -48,13 +48,19 @@ IMPERATIVE = re.compile(
     re.I,
 )
 COMMITMENT = re.compile(
-    r"\b(?:i'll|i will|i'm going to|i am going to|im going to|i'm gonna|im gonna|let me"
+    r"\b(?:i'll|i will|i'm going to|i am going to|im going to|i'm gonna|im gonna|^let me"
     r"|i can (?:take|do|handle|write|send|grab|own|draft|prepare|look|check|pick|set up|cover|help)"
     r"|will do|i'm on it|i got (?:this|it))\b",
     re.I,
 )
+# Intentions that are moods, not tasks ("I'm gonna make it happen!", "I'll always remember that").
 NOT_COMMITMENT = re.compile(
-    r"\b(?:i'll|i will) (?:be|never|pass|think|probably not|try not)\b|\blet me (?:know|guess|see|think)\b",
+    r"\b(?:i'll|i will|i'm gonna|i'm going to|gonna) (?:definitely |always |probably |really |just )?"
+    r"(?:be|never|pass|think|probably not|keep|do my best|try my best|remember|stick|continue|miss|always"
+    r"|consider|love|enjoy|start thinking|make it(?! to| by| at| on| work)|reach|get through|do great"
+    r"|nail it)\b"
+    r"|\bi'?m going to (?:a|an|the|my|our|his|her|their|be)\b|\bi can (?:\w+ )?anything\b"
+    r"|\blet me (?:know|guess|see|think)\b",
     re.I,
 )
 ON_IT = re.compile(
@@ -79,12 +85,14 @@ DEADLINE = re.compile(
 )
 BLOCKER = re.compile(
     r"\b(?:blocked|blocking|blocker|outage|incident(?! review| report)|sev ?[0-3]|p[01]|is down|are down"
-    r"|went down|down for"
+    r"|went down|(?:is|are|been|'s) down for"
     r"|down since|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
     r"|can'?t (?:deploy|log ?in|edit|access|reach|merge|push|connect|build|work)"
     r"|cannot (?:deploy|log ?in|edit|access|reach|merge|push|connect)|nobody can|not working"
     r"|doesn'?t work|stopped working|keeps? (?:crashing|failing|logging \w+ out)|error rate"
-    r"|data loss|security (?:breach|incident)|disk (?:usage|space)|stuck|force clos(?:es|ed|ing)"
+    r"|data loss|security (?:breach|incident)|disk (?:usage|space)"
+    r"|stuck (?:since|at|in)|(?:is|are|been|'s) stuck"
+    r"|force clos(?:es|ed|ing)"
     r"|unreachable|times? out|timing out|hangs|hanging)\b",
     re.I,
 )
@@ -98,6 +106,7 @@ RECOVERED = re.compile(
     r"|working again)\b",
     re.I,
 )
+MEETING_AS_VERB = re.compile(r"(?:'m|\bam|'re|\bare|\bis|\bwas|\bwere|\bbeen|\bbe) meeting\b", re.I)
 MEETING = re.compile(
     r"\b(?:meeting|meetup|meet-up|stand-?up|sync|1:1|1-on-1|one-on-one|offsite|off-site|kick-?off|workshop"
     r"|huddle|all-?hands|interview|retro|retrospective|study session|webinar|office hours"
@@ -108,13 +117,22 @@ MEETING = re.compile(
     re.I,
 )
 QUESTION_OPENER = re.compile(
-    r"^(?:so |ok |hey |also |btw |and |quick q:? )?(?:(?:who|what|when|where|why|how|which)\b|anyone\b"
+    r"^(?:so |ok |hey |also |btw |and |quick q:? )?(?:(?:who|what|when|where|why|how|which)"
+    r"(?:'s|'re| (?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|else|much|many|long"
+    r"|often|come))\b|anyone\b"
     r"|any ?body\b|(?:is|are|do|does|did|can|could|has|have|should|would|will|was|were) (?:anyone|anybody"
     r"|someone|somebody|we|you|i|it|there|this|that|the|our|your)\b)",
     re.I,
 )
 RHETORICAL = re.compile(
     r"\b(?:who|what|why|how)(?:'s| \w+)? even\b|\bwhat are we even\b|[🙃🙄😒]|\bis it just me\b", re.I
+)
+# Greetings phrased as questions; nobody waits for an answer to "how have you been?".
+SMALL_TALK = re.compile(
+    r"\bhow (?:are|r) (?:you|u|ya)\b|\bhow(?:'re| are) ya\b|\bhow(?:'ve| have) you been\b|\bwhat'?s up\b"
+    r"|\bhow'?s (?:it going|everything|life|things|your day|your week|the weekend)\b|\banything new\b"
+    r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b",
+    re.I,
 )
 ASK_NOT_TASK = re.compile(r"\b(?:can|could) (?:you|someone|anyone) (?:explain|tell me)\b", re.I)
 ANSWER_START = re.compile(

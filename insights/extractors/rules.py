@@ -19,6 +19,7 @@ ANSWER_WINDOW_MS = DAY_MS
 DONE_WINDOW_MS = 14 * DAY_MS
 RECOVERY_WINDOW_MS = 2 * DAY_MS
 ADJACENT_MESSAGES = 3
+PAST_SLACK_MS = 12 * HOUR_MS  # "the call at 9 today", said at 10, still names today's meeting
 _YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
@@ -60,6 +61,7 @@ class _Run:
         self.tz = tz
         self.names = {n.casefold(): n for n in known} | {m.person.casefold(): m.person for m in messages}
         self.items: list[_Item] = []
+        self.two_person = len({m.person.casefold() for m in messages}) == 2
 
     def run(self) -> list[InsightDraft]:
         for i, msg in enumerate(self.msgs):
@@ -91,7 +93,10 @@ class _Run:
             if InsightKind.DECISION not in kinds and self._is_decision(stated):
                 self._add(InsightKind.DECISION, i, s, text)
                 kinds.add(InsightKind.DECISION)
-            if InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s) and (due := self._due(s, msg)):
+            if (
+                InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s)
+                and (due := self._due(s, msg)) is not None and due >= msg.timestamp - PAST_SLACK_MS
+            ):  # fmt: skip
                 self._add(InsightKind.DEADLINE, i, s, text, due_at=due)
                 kinds.add(InsightKind.DEADLINE)
             if (
@@ -102,7 +107,7 @@ class _Run:
                 kinds.add(InsightKind.BLOCKER)
             if self._is_open_question(s, stated):
                 question_parts.append(s)
-        if p.MEETING.search(text):
+        if p.MEETING.search(p.MEETING_AS_VERB.sub(" ", text)):
             self._meeting(i, msg, text)
         if question_parts and InsightKind.ACTION_ITEM not in kinds:
             q = " ".join(question_parts)
@@ -116,7 +121,7 @@ class _Run:
         return bool(p.DECISION.search(stated)) and not stated.endswith("?") and not p.NOT_DECIDED.match(lead)
 
     def _is_open_question(self, s: str, stated: str) -> bool:
-        if not p.is_question(stated) or p.RHETORICAL.search(s):
+        if not p.is_question(stated) or p.RHETORICAL.search(s) or p.SMALL_TALK.search(s):
             return False
         return len(p.words(s)) >= 3
 
@@ -135,10 +140,10 @@ class _Run:
         team_promise = bool(p.TEAM_COMMITMENT.search(s)) and self._due(s, msg) is not None
         is_commitment = (
             (team_promise and not self._is_decision(p.strip_tag_question(s)))
-            or (p.COMMITMENT.search(s) and not p.NOT_COMMITMENT.search(s) and not p.is_question(s))
+            or (p.COMMITMENT.search(s) and not p.is_question(s))
             or p.ON_IT.match(s)
             or p.DROPPED_SUBJECT.match(s)
-        )
+        ) and not p.NOT_COMMITMENT.search(s)
         if todo:
             who = (todo.group(1) or "me").lstrip("@")
             owner = msg.person if who.casefold() == "me" else self._canonical(who)
@@ -277,6 +282,8 @@ class _Run:
             return adjacent or shared >= 1
         if p.JOKE_START.match(text) or (p.is_question(text) and not p.ANSWER_START.match(text)):
             return False
+        if i == item.index + 1 and self.two_person and msg.timestamp - item.draft.occurred_at <= HOUR_MS:
+            return True  # in a one-to-one chat the other person's next message is the reply
         # One shared word is coincidence unless the reply came right away.
         if shared >= 2 or (adjacent and shared >= 1):
             return True
@@ -296,6 +303,8 @@ class _Run:
         pos = cue.start() if cue else 0
         when = min(found, key=lambda d: abs(d.start - pos))
         at = int(when.at.timestamp() * 1000)
+        if at < msg.timestamp - PAST_SLACK_MS:
+            return  # "last Friday's workshop" tells a story; it schedules nothing
         for item in self.items:
             if item.draft.kind is InsightKind.MEETING and item.draft.due_at == at:
                 self._update(item, msg, f"mentioned by {msg.person}")
