@@ -54,7 +54,7 @@ def list_insights(
         items = guarded(lambda: svc.insights.search(query, limit))
     else:
         items = guarded(
-            lambda: svc.insights.list(
+            lambda: svc.insights.list_insights(
                 sort=sort,
                 label=label,
                 importance=importance,
@@ -167,5 +167,5 @@ def _resolve(svc: object, given: str) -> str:
     """Accept the 8-character prefix the table shows."""
     if len(given) >= 36:
         return given
-    matches = [r.id for r in svc.insights.list(limit=500) if r.id.startswith(given)]  # type: ignore[attr-defined]
+    matches = [r.id for r in svc.insights.list_insights(limit=500) if r.id.startswith(given)]  # type: ignore[attr-defined]
     return matches[0] if len(matches) == 1 else given

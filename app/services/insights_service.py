@@ -68,7 +68,7 @@ class InsightsService:
         return len(ranked)
 
     # -- reading ---------------------------------------------------------------------------------
-    def list(
+    def list_insights(
         self, *, sort: str = "score", label: str | None = None, importance: str | None = None,
         state: str | None = None, kind: str | None = None, status: str | None = None,
         limit: int = 50, offset: int = 0,

@@ -92,7 +92,8 @@ def pick_due(text: str, ref: datetime) -> DateMatch | None:
     """The date a task is due: the first one after "by/before/due", else the first one mentioned."""
     found = find_dates(text, ref)
     cued = [d for d in found if d.cued]
-    return (cued or found or [None])[0]
+    best = cued or found
+    return best[0] if best else None
 
 
 def _match(day: date, clock: time | None, start: int, end: int, low: str, ref: datetime) -> DateMatch:

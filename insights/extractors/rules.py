@@ -144,6 +144,7 @@ class _Run:
             or p.ON_IT.match(s)
             or p.DROPPED_SUBJECT.match(s)
         ) and not p.NOT_COMMITMENT.search(s)
+        owner: str | None
         if todo:
             who = (todo.group(1) or "me").lstrip("@")
             owner = msg.person if who.casefold() == "me" else self._canonical(who)
@@ -151,7 +152,7 @@ class _Run:
             return True
         if is_request:
             if addressees:
-                owner: str | None = addressees[0]
+                owner = addressees[0]
             elif p.EVERYONE.search(low):
                 owner = None
             else:

@@ -67,7 +67,7 @@ def locomo(examples: int) -> None:
     started = time.perf_counter()
     second = services.insights.generate()
     again = time.perf_counter() - started
-    items = services.insights.list(limit=500)
+    items = services.insights.list_insights(limit=500)
     kinds = Counter(r.insight.kind.value for r in items)
     print(f"\n## LoCoMo dev ({len(messages)} turns, {first.groups_total} conversations, hashing embedder)")
     print(f"first run {elapsed:.1f}s: {first.created} insights {dict(kinds)}")

@@ -46,7 +46,7 @@ def test_generate_is_incremental_and_deduplicated(svc: Services) -> None:
     assert first.groups_processed == len(convs) and first.created > 40
     assert svc.insights.generate().groups_processed == 0  # nothing new, nothing re-read
 
-    items = svc.insights.list(limit=500)
+    items = svc.insights.list_insights(limit=500)
     for r in items:
         assert r.id == insight_id(r.insight.bot_id, r.insight.draft.dedupe_key)
         assert r.insight.draft.evidence  # every insight shows where it came from
@@ -82,7 +82,7 @@ def test_views_favorites_and_decay_move_the_ranking_exactly(svc: Services) -> No
     svc.insights.generate()
     clock = svc.clock
     assert isinstance(clock, FixedClock)
-    items = svc.insights.list(limit=500)
+    items = svc.insights.list_insights(limit=500)
     low = items[-1]
     before = low.score
     fav = svc.insights.favorite(low.id)
@@ -105,7 +105,7 @@ def test_views_favorites_and_decay_move_the_ranking_exactly(svc: Services) -> No
     clock.advance(31 * DAY_MS)
     dormant = svc.insights.get(fav.id, count_view=False)
     assert dormant.state == "dormant" and dormant.multiplier == pytest.approx(0.7)
-    assert svc.insights.list(state="dormant", limit=500)
+    assert svc.insights.list_insights(state="dormant", limit=500)
 
 
 def test_brief_lists_my_open_loops(svc: Services) -> None:
@@ -126,9 +126,9 @@ def test_brief_lists_my_open_loops(svc: Services) -> None:
 
 def test_bad_input_is_explained(svc: Services, settings: Settings) -> None:
     with pytest.raises(InvalidInput):
-        svc.insights.list(sort="loudest")
+        svc.insights.list_insights(sort="loudest")
     with pytest.raises(InvalidInput):
-        svc.insights.list(importance="huge")
+        svc.insights.list_insights(importance="huge")
     with pytest.raises(NotFound):
         svc.insights.get("nope")
     plain = build_services(settings, clock=FixedClock(START), embedder=HashingEmbedder())

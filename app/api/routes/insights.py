@@ -41,7 +41,7 @@ def list_insights(
     if q:
         items = service.search(q, min(limit + offset, 500))[offset:]
     else:
-        items = service.list(
+        items = service.list_insights(
             sort=sort, label=label, importance=importance, state=state, kind=kind, status=status,
             limit=limit, offset=offset,
         )  # fmt: skip

@@ -71,7 +71,7 @@ def register(server: MCPServer, services: Services) -> None:
         if query:
             found = insights.search(query, min(offset + limit + 1, 500))[offset:]
         else:
-            found = insights.list(
+            found = insights.list_insights(
                 sort=sort, label=label, importance=importance, state=state, kind=kind, status=status,
                 limit=limit + 1, offset=offset,
             )  # fmt: skip
