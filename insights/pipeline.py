@@ -9,14 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from app.core.clock import DAY_MS, Clock
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 from insights.extractors import Extractor
 from insights.index import InsightIndex
-from insights.model import ChatMessage, InsightDraft
+from insights.model import ChatMessage, InsightDraft, InsightKind, InsightStatus, insight_id
 from insights.repository import InsightRepository
+from insights.tables import InsightRow
 
 log = logging.getLogger(__name__)
 DEFAULT_BOT_ID = "local"
@@ -158,6 +160,8 @@ class InsightPipeline:
         changed: list[tuple[str, InsightDraft]] = []
         with self.db.write() as session:
             for draft in drafts:
+                if self._answered_before_seen(session, bot_id, draft):
+                    continue
                 key, outcome = self.repo.upsert(
                     session, user_id=self.user_id, bot_id=bot_id, draft=draft, extractor=source, now=now
                 )
@@ -167,6 +171,15 @@ class InsightPipeline:
             self.index.index_keywords(session, self.user_id, changed)
         self.index.embed(self.user_id, changed)
         return counts["created"], counts["updated"], counts["unchanged"], [k for k, _ in changed]
+
+    def _answered_before_seen(self, session: Session, bot_id: str, draft: InsightDraft) -> bool:
+        """A question answered before we ever stored it is no open loop: keep it out of the list.
+
+        One stored while open is still updated, so its status turns to resolved.
+        """
+        if draft.kind is not InsightKind.QUESTION or draft.status is not InsightStatus.RESOLVED:
+            return False
+        return session.get(InsightRow, insight_id(bot_id, draft.dedupe_key)) is None
 
 
 def _batches(messages: list[ChatMessage]) -> list[list[ChatMessage]]:

@@ -61,11 +61,18 @@ class InsightsService:
     def refresh_ranks(self) -> int:
         """Store currentEventRank for every insight (the scheduled job calls this after generating)."""
         ranked = self._ranked()
-        with self.db.write() as session:
-            for r in ranked:
-                row = self.repo.weight_row(session, self.user_id, r.id)
-                row.current_event_rank = r.insight.weights.current_event_rank
-        return len(ranked)
+        with self.db.read() as session:
+            stored = {
+                i: w.current_event_rank for i, w in self.repo.weight_rows(session, self.user_id).items()
+            }
+        moved = [r for r in ranked if stored.get(r.id) != r.insight.weights.current_event_rank]
+        if moved:
+            with self.db.write() as session:
+                rows = self.repo.weight_rows(session, self.user_id)
+                for r in moved:
+                    row = rows.get(r.id) or self.repo.weight_row(session, self.user_id, r.id)
+                    row.current_event_rank = r.insight.weights.current_event_rank
+        return len(moved)
 
     # -- reading ---------------------------------------------------------------------------------
     def list_insights(

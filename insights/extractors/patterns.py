@@ -28,11 +28,19 @@ DECISION = re.compile(
     r"|decided to|decision(?: [\w ]{0,30})?:|final (?:decision|call)|let'?s go with"
     r"|(?:we'?re|we are|we'?ll|we will) (?:go(?:ing)? with|stick(?:ing)? with|switch(?:ing)? to)"
     r"|(?<!it's )(?<!it is )(?<!keep )\bgoing with"
+    r"(?! (?:someone|somebody|him|her|them|you|me|us|friends|a friend))"
     r"|let'?s (?:switch|stick with|not|use|move|drop|standardi[sz]e|adopt)\b"
-    r"|consensus (?:is|was)|\bdecided\b|go(?:ing)? ahead with|\b\w+ it is(?: then)?\s*[.!]*$)",
+    r"|consensus (?:is|was)|\bdecided\b|go(?:ing)? ahead with)",
+    re.I,
+)
+# "Piranesi it is then!" / "gateway API it is." — short, and not "here it is".
+IT_IS = re.compile(
+    r"^(?:(?:ok|okay|alright|fine|so|then)[,!.]?\s+)?(?!(?:here|there|that|this|so|yes|yeah|no|i|we|you)\b)"
+    r"[\w.\-]+(?: [\w.\-]+){0,2} it is(?: then)?\s*[.!]*$",
     re.I,
 )
 NOT_DECIDED = re.compile(r"^(?:if|should|maybe|what if|do we|did we|have we|can we|could we)\b", re.I)
+UNDECIDED = re.compile(r"\b(?:haven'?t|hasn'?t|not|never|yet to|un)\s*(?:\w+ ){0,2}decided\b", re.I)
 REQUEST = re.compile(
     r"\b(?:can|could|would|will) (?:you|u|ya|someone|somebody|anyone|one of you|you guys|you all)\b"
     r"(?! (?:be\b|believe|imagine|explain|guess|tell me (?:if|why|what|how|whether)|help me understand))"
@@ -84,16 +92,16 @@ DEADLINE = re.compile(
     re.I,
 )
 BLOCKER = re.compile(
-    r"\b(?:blocked|blocking|blocker|outage|incident(?! review| report)|sev ?[0-3]|p[01]|is down|are down"
-    r"|went down|(?:is|are|been|'s) down for"
-    r"|down since|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
+    r"\b(?:blocked|blocking|blocker|outage|(?<!without )incident(?! review| report)|sev ?[0-3]|p[01]"
+    r"|is down|are down|went down|(?:is|are|been|'s) down for|(?:been|is|are|was|were) down since"
+    r"|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
     r"|can'?t (?:deploy|log ?in|edit|access|reach|merge|push|connect|build|work)"
     r"|cannot (?:deploy|log ?in|edit|access|reach|merge|push|connect)|nobody can|not working"
     r"|doesn'?t work|stopped working|keeps? (?:crashing|failing|logging \w+ out)|error rate"
     r"|data loss|security (?:breach|incident)|disk (?:usage|space)"
-    r"|stuck (?:since|at|in)|(?:is|are|been|'s) stuck"
+    r"|stuck (?:since|at)|(?:is|are|been|'s) stuck"
     r"|force clos(?:es|ed|ing)"
-    r"|unreachable|times? out|timing out|hangs|hanging)\b",
+    r"|unreachable|times? out|timing out|hangs|(?:is|are) hanging(?! out| in there))\b",
     re.I,
 )
 # "after the last outage …" looks back; it reports nothing new.

@@ -118,7 +118,13 @@ class _Run:
 
     def _is_decision(self, stated: str) -> bool:
         lead = p.VOCATIVE_LEAD.sub("", stated)
-        return bool(p.DECISION.search(stated)) and not stated.endswith("?") and not p.NOT_DECIDED.match(lead)
+        said = bool(p.DECISION.search(stated) or p.IT_IS.match(lead))
+        return (
+            said
+            and not stated.endswith("?")
+            and not p.NOT_DECIDED.match(lead)
+            and not p.UNDECIDED.search(stated)
+        )
 
     def _is_open_question(self, s: str, stated: str) -> bool:
         if not p.is_question(stated) or p.RHETORICAL.search(s) or p.SMALL_TALK.search(s):

@@ -54,6 +54,10 @@ def test_generate_is_incremental_and_deduplicated(svc: Services) -> None:
         r for r in items if r.insight.draft.evidence[0] == "c14-06" and r.insight.kind.value == "question"
     )
     assert question.insight.draft.status.value == "open"
+    # A question answered in the same import never becomes an insight ("does 2.3.1 work on linux?").
+    assert not [
+        r for r in items if r.insight.kind.value == "question" and r.insight.draft.evidence[0] == "c02-11"
+    ]
 
     # maria's question gets an answer: only that channel is analysed again; the same insight is updated.
     answer = RawMessage(
