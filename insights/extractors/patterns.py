@@ -66,7 +66,7 @@ NOT_COMMITMENT = re.compile(
     r"\b(?:i'll|i will|i'm gonna|i'm going to|gonna) (?:definitely |always |probably |really |just )?"
     r"(?:be|never|pass|think|probably not|keep|do my best|try my best|remember|stick|continue|miss|always"
     r"|consider|love|enjoy|start thinking|make it(?! to| by| at| on| work)|reach|get through|do great"
-    r"|nail it)\b"
+    r"|nail it|cherish|check (?:it|them|that|this) out|try (?:it|them|that|this) out|stay)\b"
     r"|\bi'?m going to (?:a|an|the|my|our|his|her|their|be)\b|\bi can (?:\w+ )?anything\b"
     r"|\blet me (?:know|guess|see|think)\b",
     re.I,
