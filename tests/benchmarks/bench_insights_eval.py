@@ -85,7 +85,7 @@ def main() -> int:
     args = parser.parse_args()
     dev, held = harness.load(), harness.load(HELDOUT)
     report("development set (rules were improved on it)", dev)
-    report("second set (written after the rules; its first-run figures are in docs/benchmarks/insights.md)", held)
+    report("second set (written after the rules; first-run figures: docs/benchmarks/insights.md)", held)
     report("both", dev + held)
     speed(dev + held)
     if args.locomo:
