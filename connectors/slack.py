@@ -85,7 +85,11 @@ class SlackConnector:
         self._retry = config.retry
         opts = config.options
         self._client = client or WebClient(
-            token=config.token, base_url=opts.get("base_url") or WebClient.BASE_URL, timeout=30
+            token=config.token,
+            base_url=opts.get("base_url") or WebClient.BASE_URL,
+            timeout=30,
+            # Our RetryPolicy owns retries (with jitter and a cap); no second layer inside the SDK.
+            retry_handlers=[],
         )
         wanted = opts.get("channels") or ()
         self._wanted = {str(c).lstrip("#") for c in ([wanted] if isinstance(wanted, str) else wanted)}

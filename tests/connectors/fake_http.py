@@ -89,8 +89,12 @@ class FakeServer:
                 return fault.response
         return None
 
-    def fail(self, path: str, status: int, body: Any = None, headers: dict[str, str] | None = None, times: int = 1):
-        self.faults.append(Fault(path, Response(status, body if body is not None else {}, headers or {}), times))
+    def fail(
+        self, path: str, status: int, body: Any = None, headers: dict[str, str] | None = None, times: int = 1
+    ):
+        self.faults.append(
+            Fault(path, Response(status, body if body is not None else {}, headers or {}), times)
+        )
 
     def calls(self, fragment: str) -> list[Request]:
         return [r for r in self.requests if fragment in r.path]

@@ -36,7 +36,9 @@ class FakeSlack:
         start = int(req.params.get("cursor") or 0)
         page = items[start : start + limit]
         nxt = str(start + limit) if start + limit < len(items) else ""
-        return Response(200, {"ok": True, key: page, "has_more": bool(nxt), "response_metadata": {"next_cursor": nxt}})
+        return Response(
+            200, {"ok": True, key: page, "has_more": bool(nxt), "response_metadata": {"next_cursor": nxt}}
+        )
 
     def handle(self, req: Request) -> Response:
         auth = req.headers.get("Authorization", "")
@@ -44,7 +46,9 @@ class FakeSlack:
             return Response(200, {"ok": False, "error": "token_revoked"})
         method = req.path.rsplit("/", 1)[-1]
         if method == "auth.test":
-            return Response(200, {"ok": True, "team_id": TEAM, "team": "Acme", "user": "strata", "user_id": "UB"})
+            return Response(
+                200, {"ok": True, "team_id": TEAM, "team": "Acme", "user": "strata", "user_id": "UB"}
+            )
         if method == "users.list":
             return self._page(self.users, req, "members")
         if method == "conversations.list":

@@ -36,7 +36,9 @@ def test_backfill_reads_channels_threads_users_files_and_paginates(slack, retry)
     slack.post("C1", "1700001000.000100", "thread parent", reply_count=2, thread_ts="1700001000.000100")
     slack.post("C1", "1700001001.000100", "reply one", user="U2", thread_ts="1700001000.000100")
     slack.post("C1", "1700001002.000100", "reply two", thread_ts="1700001000.000100")
-    slack.post("C1", "1700001003.000100", "", files=[{"name": "plan.pdf", "mimetype": "application/pdf", "size": 10}])
+    slack.post(
+        "C1", "1700001003.000100", "", files=[{"name": "plan.pdf", "mimetype": "application/pdf", "size": 10}]
+    )
     slack.post("C1", "1700001004.000100", "joined", subtype="channel_join")
     slack.post("C2", "1700000001.000100", "not a member here")
     slack.post("D1", "1700000002.000100", "a direct message", user="U2")
@@ -49,7 +51,12 @@ def test_backfill_reads_channels_threads_users_files_and_paginates(slack, retry)
     assert not any(":C2:" in i for i in ids)
     first = next(m for m in messages if m.message_id.endswith("1700000000.000100"))
     assert first.content == "message 0 for @Bob Stone"
-    assert (first.platform, first.channel, first.person, first.timestamp) == ("slack", "general", "Alice", 1700000000000)
+    assert (first.platform, first.channel, first.person, first.timestamp) == (
+        "slack",
+        "general",
+        "Alice",
+        1700000000000,
+    )
     assert first.metadata["email"] == "alice@example.com"
     reply = next(m for m in messages if m.content == "reply one")
     assert reply.person == "Bob Stone" and reply.metadata["thread_id"] == "1700001000.000100"
@@ -60,7 +67,10 @@ def test_backfill_reads_channels_threads_users_files_and_paginates(slack, retry)
     c1 = [m.timestamp for m in messages if m.metadata["channel_id"] == "C1"]
     assert c1 == sorted(c1)
     assert len(slack.server.calls("conversations.history")) >= 3
-    assert json.loads(batches[-1].cursor)["channels"] == {"C1": "1700001004.000100", "D1": "1700000002.000100"}
+    assert json.loads(batches[-1].cursor)["channels"] == {
+        "C1": "1700001004.000100",
+        "D1": "1700000002.000100",
+    }
 
 
 def test_incremental_sync_continues_from_cursor_and_sees_edits_and_deletions(slack, retry):
@@ -96,7 +106,9 @@ def test_first_backfill_honours_limit_with_newest_messages(slack, retry):
 
 def test_429_honours_retry_after_then_succeeds(slack, retry, sleeps):
     slack.post("C1", "1700000001.000100", "one")
-    slack.server.fail("conversations.history", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "3"})
+    slack.server.fail(
+        "conversations.history", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "3"}
+    )
     _, messages = drain(make(slack, retry))
     assert [m.content for m in messages] == ["one"]
     assert len(sleeps.waits) == 1 and 3 <= sleeps.waits[0] < 4
