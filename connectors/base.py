@@ -15,13 +15,15 @@ from connectors.retry import RetryPolicy
 class FetchBatch:
     """Messages fetched together plus the cursor to save once (and only once) they are stored.
 
-    `deleted` names message ids the platform reports as deleted since the last sync.
+    `deleted` names message ids the platform reports as deleted since the last sync;
+    `warnings` names parts that were skipped (e.g. a channel the token lost access to).
     `cursor` is opaque to everyone but the connector that made it.
     """
 
     messages: tuple[RawMessage, ...]
     cursor: str | None
     deleted: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
