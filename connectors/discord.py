@@ -88,10 +88,14 @@ def convert_message(data: dict[str, Any], channel: ChannelInfo) -> RawMessage | 
         name = "@" + author_name(user, user.get("member"))
         content = content.replace(f"<@{user['id']}>", name).replace(f"<@!{user['id']}>", name)
     attachments = tuple(
-        Attachment(name=a.get("filename") or "file", url=a.get("url"), content_type=a.get("content_type"),
-                   size_bytes=a.get("size"))
+        Attachment(
+            name=a.get("filename") or "file",
+            url=a.get("url"),
+            content_type=a.get("content_type"),
+            size_bytes=a.get("size"),
+        )
         for a in data.get("attachments") or []
-    )  # fmt: skip
+    )
     embeds = [e.get("title") or e.get("description") or "" for e in data.get("embeds") or []]
     text = "\n".join(part for part in [content, *embeds] if part.strip())
     if not text and not attachments:

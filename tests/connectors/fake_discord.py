@@ -58,11 +58,23 @@ class FakeDiscord:
             {"id": "12", "type": 0, "name": "secret", "guild_id": "1", "position": 2},
         ]
         self.threads = [
-            {"id": "20", "type": 11, "name": "planning", "parent_id": "10", "guild_id": "1", "owner_id": "500",
-             "message_count": 1, "member_count": 2,
-             "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
-                                 "archive_timestamp": "2024-01-01T00:00:00+00:00", "locked": False}}
-        ]  # fmt: skip
+            {
+                "id": "20",
+                "type": 11,
+                "name": "planning",
+                "parent_id": "10",
+                "guild_id": "1",
+                "owner_id": "500",
+                "message_count": 1,
+                "member_count": 2,
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": "2024-01-01T00:00:00+00:00",
+                    "locked": False,
+                },
+            }
+        ]
         self.forbidden = {"12"}
         self.messages: dict[str, list[dict[str, Any]]] = {"10": [], "12": [], "20": []}
         self.server = FakeServer(self.handle)
@@ -83,8 +95,17 @@ class FakeDiscord:
         if path == "/users/@me":
             return Response(200, BOT)
         if path == "/oauth2/applications/@me":
-            app = {"id": "900", "name": "Strata", "description": "", "icon": None, "bot_public": False,
-                   "bot_require_code_grant": False, "owner": USERS["500"], "verify_key": "k", "flags": 0}  # fmt: skip
+            app = {
+                "id": "900",
+                "name": "Strata",
+                "description": "",
+                "icon": None,
+                "bot_public": False,
+                "bot_require_code_grant": False,
+                "owner": USERS["500"],
+                "verify_key": "k",
+                "flags": 0,
+            }
             return Response(200, app)
         if path == "/users/@me/guilds":
             return Response(200, [GUILD])
@@ -178,12 +199,22 @@ class FakeGateway:
             "channels": [c for c in self.fake.channels],
             "threads": self.fake.threads,
             "members": [],
-            "roles": [{"id": "1", "name": "@everyone", "permissions": "0", "position": 0, "color": 0,
-                       "hoist": False, "managed": False, "mentionable": False}],
+            "roles": [
+                {
+                    "id": "1",
+                    "name": "@everyone",
+                    "permissions": "0",
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                }
+            ],
             "emojis": [],
             "stickers": [],
             "features": [],
             "member_count": 2,
             "large": False,
             "unavailable": False,
-        }  # fmt: skip
+        }

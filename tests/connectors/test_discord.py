@@ -44,8 +44,14 @@ def test_backfill_pages_channels_and_threads_and_skips_forbidden(fake, retry):
     for i in range(1, 251):
         fake.post("10", 1000 + i, f"general {i}")
     fake.post("10", 2000, "hi <@501>", mentions=[{"id": "501", "username": "finn"}])
-    fake.post("10", 2001, "", attachments=[{"id": "1", "filename": "a.png", "url": "http://x/a.png", "size": 5,
-                                            "content_type": "image/png"}])  # fmt: skip
+    fake.post(
+        "10",
+        2001,
+        "",
+        attachments=[
+            {"id": "1", "filename": "a.png", "url": "http://x/a.png", "size": 5, "content_type": "image/png"}
+        ],
+    )
     fake.post("10", 2002, "Finn joined", type=7)
     fake.post("20", 3000, "thread talk", author="501", message_reference={"message_id": "2000"})
     fake.post("12", 4000, "hidden")
