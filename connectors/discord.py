@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -196,12 +197,12 @@ class DiscordConnector:
             gid, gname = str(guild["id"]), str(guild["name"])
             if self._guilds and not {gid, gname} & self._guilds:
                 continue
-            channels = self._call(runner, "list channels", lambda g=gid: http.get_all_guild_channels(g))
+            channels = self._call(runner, "list channels", partial(http.get_all_guild_channels, gid))
             names = {str(c["id"]): str(c.get("name")) for c in channels}
             for c in sorted(channels, key=lambda c: int(c["id"])):
                 if c.get("type") in TEXT_CHANNEL_TYPES:
                     yield ChannelInfo(str(c["id"]), str(c["name"]), gname, gid)
-            active = self._call(runner, "list threads", lambda g=gid: http.get_active_threads(g))
+            active = self._call(runner, "list threads", partial(http.get_active_threads, gid))
             for t in sorted(active.get("threads") or [], key=lambda t: int(t["id"])):
                 if t.get("type") in THREAD_TYPES:
                     parent = names.get(str(t.get("parent_id")))
@@ -226,7 +227,7 @@ class DiscordConnector:
                     page = self._call(
                         runner,
                         "read history",
-                        lambda b=before, s=size: http.logs_from(channel.id, s, before=b),
+                        partial(http.logs_from, channel.id, size, before=before),
                     )
                     collected.extend(page)
                     if len(page) < size:
@@ -240,7 +241,7 @@ class DiscordConnector:
             after = last or "0"
             while True:
                 page = self._call(
-                    runner, "read history", lambda a=after: http.logs_from(channel.id, PAGE_SIZE, after=a)
+                    runner, "read history", partial(http.logs_from, channel.id, PAGE_SIZE, after=after)
                 )
                 if not page:
                     return

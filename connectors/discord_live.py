@@ -16,8 +16,8 @@ from connectors.discord import ChannelInfo, convert_message, map_discord_error
 from connectors.ids import discord_message_id
 
 log = logging.getLogger(__name__)
-MessagesHandler = Callable[[Sequence[RawMessage]], None]
-DeletionsHandler = Callable[[Sequence[str]], None]
+MessagesHandler = Callable[[Sequence[RawMessage]], object]
+DeletionsHandler = Callable[[Sequence[str]], object]
 
 
 class DiscordLiveListener:

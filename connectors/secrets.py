@@ -125,7 +125,7 @@ class FileSecretStore:
 def _usable(backend: KeyringBackend) -> bool:
     # The fail/null backends (headless Linux without Secret Service) have priority <= 0.
     try:
-        return float(backend.priority) > 0  # type: ignore[arg-type]
+        return float(backend.priority) > 0
     except Exception:
         return False
 

@@ -145,5 +145,11 @@ class SyncRunner:
             error=str(error) if error else None,
             error_code=getattr(error, "code", None) if error else None,
             retry_after=getattr(error, "retry_after", None),
-            **totals,
+            fetched=totals["fetched"],
+            imported=totals["imported"],
+            updated=totals["updated"],
+            duplicates=totals["duplicates"],
+            deleted=totals["deleted"],
+            rejected=totals["rejected"],
+            batches=totals["batches"],
         )

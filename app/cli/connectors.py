@@ -54,7 +54,7 @@ def _parse_identities(items: list[str]) -> list[tuple[str, str]]:
 @connectors_app.command("list")
 def list_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
     """Configured connectors with their last sync and error."""
-    states = guarded(lambda: _svc(ctx).list())
+    states = guarded(lambda: _svc(ctx).list_all())
     if as_json:
         print_json({"connectors": [s.to_dict() for s in states], "kinds": _svc(ctx).kinds()})
         return

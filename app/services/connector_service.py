@@ -15,7 +15,7 @@ from app.core.events import Change, EventBus
 from app.core.storage.db import Database
 from app.core.storage.messages import MessageRepository
 from app.services.memory_service import MemoryService
-from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorRegistry
+from connectors.base import Connector, ConnectorConfig, ConnectorIdentity, ConnectorRegistry
 from connectors.discord_live import DiscordLiveListener
 from connectors.identity import IdentityStore
 from connectors.registry import default_registry
@@ -65,7 +65,7 @@ class ConnectorService:
             for s in [self.registry.spec(k)]
         ]
 
-    def list(self) -> list[ConnectorState]:
+    def list_all(self) -> list[ConnectorState]:
         return self.states.list()
 
     def status(self, connector_id: str) -> ConnectorState:
@@ -120,7 +120,7 @@ class ConnectorService:
             self._publish("deleted", connector_id)
         return removed
 
-    def _connector(self, state: ConnectorState) -> Any:
+    def _connector(self, state: ConnectorState) -> Connector:
         token = self.secrets.get(token_key(state.id))
         if not token:
             raise ConfigError(

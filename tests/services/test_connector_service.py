@@ -59,7 +59,7 @@ def test_add_tests_token_and_keeps_it_out_of_settings_and_state(connectors, slac
 def test_add_with_a_bad_token_saves_nothing(connectors, slack):
     with pytest.raises(ConnectorAuthFailed):
         connectors.add("slack", "xoxb-wrong", options={"base_url": slack.server.url + "/api/"})
-    assert connectors.list() == []
+    assert connectors.list_all() == []
     assert connectors.secrets.get(token_key("slack")) is None
 
 

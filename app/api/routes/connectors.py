@@ -88,7 +88,7 @@ class SyncReportOut(BaseModel):
 )
 def list_connectors(connectors: ConnectorService = Depends(get_connectors)) -> ConnectorListOut:
     return ConnectorListOut(
-        connectors=[ConnectorOut(**s.to_dict()) for s in connectors.list()],
+        connectors=[ConnectorOut(**s.to_dict()) for s in connectors.list_all()],
         kinds=[KindOut(**k) for k in connectors.kinds()],
     )
 

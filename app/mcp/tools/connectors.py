@@ -27,7 +27,7 @@ def register(server: MCPServer, services: Services) -> None:
         connector: Annotated[str | None, Field(description="one connector by name, e.g. 'slack'")] = None,
     ) -> dict[str, Any]:
         try:
-            states = [connectors.status(connector)] if connector else connectors.list()
+            states = [connectors.status(connector)] if connector else connectors.list_all()
         except StrataError as exc:
             # Shown to the model as a tool error it can read and act on.
             raise ToolError(f"{exc.code}: {exc.message}") from exc
