@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import json
 import logging
 import threading
@@ -41,6 +43,7 @@ class DiscordLiveListener:
         self.ready = threading.Event()
         self.client.event(self.on_ready)
         self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.error: Exception | None = None
 
     def __repr__(self) -> str:
@@ -82,6 +85,7 @@ class DiscordLiveListener:
 
     async def run(self) -> None:
         """Connect and listen until `stop()`; reconnects are discord.py's job."""
+        self._loop = asyncio.get_running_loop()
         try:
             await self.client.start(self._token, reconnect=True)
         except Exception as exc:
@@ -105,8 +109,13 @@ class DiscordLiveListener:
         return self._thread
 
     def stop_thread(self, timeout: float = 10.0) -> None:
-        loop = self.client.loop if self.client.is_ready() or not self.client.is_closed() else None
+        """Close the gateway from another thread and wait for its thread to end."""
+        loop = self._loop
         if loop is not None and loop.is_running():
-            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout)
+            future = asyncio.run_coroutine_threadsafe(self.stop(), loop)
+            # Closing ends `run()`, and asyncio.run then cancels what is left, possibly this very
+            # call: a cancelled or slow close still means "stopping", so wait on the thread instead.
+            with contextlib.suppress(concurrent.futures.CancelledError, concurrent.futures.TimeoutError):
+                future.result(timeout)
         if self._thread is not None:
             self._thread.join(timeout)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
+import threading
+import time
 
+import discord.http
 import pytest
+import yarl
 from apscheduler.schedulers.background import BackgroundScheduler
+from discord.gateway import DiscordWebSocket
 
 from app.core.domain import IngestResult, RawMessage, SearchFilters
 from app.core.errors import Conflict, ConnectorAuthFailed, StorageError
@@ -14,6 +20,7 @@ from app.services.connector_service import ConnectorService
 from connectors.ids import slack_message_id, telegram_message_id
 from connectors.secrets import FileSecretStore, token_key
 from connectors.sync import SyncRunner
+from tests.connectors.fake_discord import FakeDiscord, FakeGateway, message_payload
 from tests.connectors.fake_slack import TEAM, FakeSlack
 from tests.connectors.fake_telegram import GROUP, FakeTelegram
 
@@ -241,3 +248,38 @@ def test_scheduled_job_survives_a_failing_run(connectors, slack):
 
 def test_store_result_type(connectors):
     assert isinstance(connectors._store([]), IngestResult)
+
+
+def test_discord_gateway_messages_land_in_memory_while_live(connectors, services, monkeypatch):
+    fake = FakeDiscord()
+    loop = asyncio.new_event_loop()
+    loop_thread = threading.Thread(target=loop.run_forever, daemon=True)
+    loop_thread.start()
+    with fake.server:
+        monkeypatch.setattr(discord.http.Route, "BASE", fake.api_base)
+        gateway = FakeGateway(fake)
+        asyncio.run_coroutine_threadsafe(gateway.start(), loop).result(10)
+        monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(gateway.url))
+        connectors.add("discord", fake.token, test=False)
+        (listener,) = connectors.start_live()
+        try:
+            assert listener.ready.wait(20)
+            payload = message_payload("10", 7000, "live from the gateway", guild_id="1")
+            asyncio.run_coroutine_threadsafe(gateway.dispatch("MESSAGE_CREATE", payload), loop).result(10)
+            for _ in range(200):
+                if count(services):
+                    break
+                time.sleep(0.05)
+        finally:
+            connectors.stop_live()
+            asyncio.run_coroutine_threadsafe(gateway.stop(), loop).result(10)
+            loop.call_soon_threadsafe(loop.stop)
+    assert not listener._thread.is_alive()
+    hits = services.memory.search("live gateway", SearchFilters(platforms=("discord",)))
+    assert hits[0].content == "live from the gateway" and hits[0].channel == "general"
+    # A later REST backfill of the same message is a duplicate, not a second copy.
+    fake.messages["10"].append(payload)
+    with fake.server.__class__(fake.handle) as rest:
+        monkeypatch.setattr(discord.http.Route, "BASE", rest.url + "/api/v10")
+        report = connectors.sync("discord")
+    assert report.duplicates == 1 and count(services) == 1
