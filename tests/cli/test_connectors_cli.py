@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+import keyring
 import pytest
+from keyring.backends.fail import Keyring as FailKeyring
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -15,12 +17,16 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def slack(cli_env, monkeypatch):
-    # No OS keyring in CI: the documented fallback (0600 secrets.json in the data dir) is used.
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+def slack(cli_env):
+    # As on a headless machine with no OS keyring: the fallback (0600 secrets.json) is used.
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
     fake = FakeSlack()
-    with fake.server:
-        yield fake
+    try:
+        with fake.server:
+            yield fake
+    finally:
+        keyring.set_keyring(previous)
 
 
 def invoke(*args: str):

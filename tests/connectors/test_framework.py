@@ -102,6 +102,9 @@ def test_file_store_is_private_atomic_and_repairs_permissions(tmp_path):
 
 class MemoryKeyring(KeyringBackend):
     priority = 5  # type: ignore[assignment]
+    # Not viable for discovery: keyring registers every subclass, and this one must never become
+    # the process-wide default that other tests' bootstrap would pick up.
+    viable = False  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()
