@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 from app.bootstrap import build_services
 from app.core.clock import SystemClock
 from app.core.embeddings.hashing import HashingEmbedder
