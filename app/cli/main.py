@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
@@ -46,6 +47,7 @@ def main(
 
 cli.add_typer(import_app, name="import")
 cli.add_typer(insights_app, name="insights")
+cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
