@@ -1,0 +1,5 @@
+"""placeholder until core"""
+
+from fastapi import APIRouter
+
+router = APIRouter()
