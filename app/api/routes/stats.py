@@ -1,5 +1,16 @@
-"""placeholder until core"""
+"""`GET /api/stats`: what the memory holds (counts per platform and tier, index facts)."""
 
-from fastapi import APIRouter
+from __future__ import annotations
 
-router = APIRouter()
+from fastapi import APIRouter, Depends
+
+from app.api.deps import get_services
+from app.api.schemas import StatsOut
+from app.bootstrap import Services
+
+router = APIRouter(tags=["stats"])
+
+
+@router.get("/stats", response_model=StatsOut, summary="Memory statistics")
+def stats(services: Services = Depends(get_services)) -> StatsOut:
+    return StatsOut(**services.memory.stats())
