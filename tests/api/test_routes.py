@@ -10,6 +10,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from app.api.app import create_app
+from app.bootstrap import build_services
 from app.cli.main import cli
 from app.core.storage.models import AuditRow
 
@@ -32,26 +33,35 @@ async def test_health_is_open(client):
 
 
 @pytest.mark.anyio
-async def test_search_get_and_post_return_the_same_hits_as_the_cli(client, services):
+async def test_search_get_and_post_agree(client, services):
     r = await client.get("/api/search", params={"q": "launch date", "limit": 5, "platform": "slack"})
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["query"] == "launch date" and 0 < len(body["hits"]) <= 5
     assert {h["platform"] for h in body["hits"]} == {"slack"}
-    posted = await client.post(
-        "/api/search", json={"query": "launch date", "limit": 5, "platform": ["slack"]}
-    )
+    query = {"query": "launch date", "limit": 5, "platform": ["slack"]}
+    posted = await client.post("/api/search", json=query)
     assert posted.json() == body
-
     expected = [h.to_dict() for h in services.memory.search("launch date", None, 5)]
     r = await client.get("/api/search", params={"q": "launch date", "limit": 5})
     assert r.json()["hits"] == expected
 
-    result = CliRunner().invoke(
-        cli, ["--data-dir", str(services.settings.data_dir), "search", "launch date", "-n", "5", "--json"]
-    )
+
+@pytest.mark.anyio
+async def test_rest_and_cli_return_the_same_hits(services, settings, cli_env):
+    # Both sides on the wall clock (recency weighting depends on "now"), as in real use.
+    live = build_services(settings)
+    try:
+        transport = httpx.ASGITransport(app=create_app(live, token=TOKEN))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", headers=AUTH) as c:
+            params = {"q": "who writes the blog post", "limit": 5, "since": "2026-11-01"}
+            rest = (await c.get("/api/search", params=params)).json()["hits"]
+    finally:
+        live.close()
+    args = ["search", "who writes the blog post", "-n", "5", "--since", "2026-11-01", "--json"]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["hits"] == expected
+    assert rest and json.loads(result.stdout)["hits"] == rest
 
 
 @pytest.mark.anyio
