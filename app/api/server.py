@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
+import time
+from types import TracebackType
 from typing import Any
 
 from app.api.security import is_loopback
@@ -59,3 +62,43 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+class BackgroundServer:
+    """uvicorn in a daemon thread, for hosts that own the main thread (desktop app, tests, benchmarks)."""
+
+    def __init__(
+        self, app: Any, host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False
+    ) -> None:
+        import uvicorn
+
+        check_bind_host(host, allow_remote=allow_remote)
+        self.host = host
+        self.port = port or free_port(host)
+        self.server = uvicorn.Server(uvicorn_config(app, self.host, self.port))
+        self.thread = threading.Thread(target=self.server.run, name="strata-api", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> BackgroundServer:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise ConfigError(f"the API server did not start on {self.url}", hint="is the port in use?")
+            time.sleep(0.02)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
