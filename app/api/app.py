@@ -16,6 +16,7 @@ from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import health, messages, search, stats
+from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
 from app.mcp.server import build_mcp_server, http_app
@@ -73,7 +74,9 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router, prefix=API_PREFIX)
     for router in ROUTERS:
-        app.include_router(router, prefix=API_PREFIX, dependencies=[Security(bearer_scheme)])
+        app.include_router(
+            router, prefix=API_PREFIX, dependencies=[Security(bearer_scheme)], responses=ERROR_RESPONSES
+        )
     # The MCP app's single route (/mcp) joins our router directly, so `/mcp` needs no redirect.
     app.router.routes.extend(mcp_app.routes)
     app.add_middleware(LocalGuard, token=token, policy=policy, max_body_bytes=settings.api.max_body_bytes)

@@ -13,6 +13,28 @@ MAX_BATCH = 10_000
 MAX_ID = 2**62  # SQLite integers are signed 64-bit; larger ids cannot exist
 
 
+class ErrorOut(BaseModel):
+    """Every error response: a stable machine-readable code and a human message."""
+
+    error: str = Field(description="stable code, e.g. not_found, invalid_input, unauthorized")
+    message: str
+    hint: str | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text}
+    for status, text in (
+        (400, "invalid input"),
+        (401, "missing or wrong bearer token"),
+        (403, "foreign Origin"),
+        (404, "no such record"),
+        (413, "request body too large"),
+        (421, "foreign Host header"),
+        (422, "request does not match the schema"),
+    )
+}
+
+
 class MessageIn(BaseModel):
     """One message in the JSONL field format. Each item is checked on its own by the core parser,
     so a bad item is reported in `errors` (with its 1-based position as `line`) and the rest imports."""
