@@ -106,11 +106,12 @@ class HostPolicy:
 
     @classmethod
     def for_bind(cls, host: str) -> HostPolicy:
-        """Loopback names always; the bind address too when serving remotely."""
+        """Loopback names always, plus the bind address when it is another one."""
         if host in ("0.0.0.0", "::", ""):
             base = cls.loopback()
             return cls(hosts=base.hosts, origins=base.origins, any_host=True)
-        return cls.loopback(() if is_loopback(host) else (_bracket(host),))
+        # Clients address the server by the bind address itself (127.0.0.2, a LAN IP, ...).
+        return cls.loopback(() if host in LOOPBACK_NAMES else (_bracket(host),))
 
     def host_allowed(self, host_header: str | None) -> bool:
         if not host_header:

@@ -81,6 +81,9 @@ def test_origin_policy(origin, ok):
 def test_remote_bind_policy_adds_the_bind_host_or_any():
     lan = HostPolicy.for_bind("192.168.1.5")
     assert lan.host_allowed("192.168.1.5:3415") and not lan.host_allowed("evil.example")
+    assert HostPolicy.for_bind("127.0.0.2").host_allowed("127.0.0.2:3415")
+    assert not HostPolicy.for_bind("127.0.0.1").host_allowed("127.0.0.2:3415")
+    assert HostPolicy.for_bind("::1").host_allowed("[::1]:3415")
     assert HostPolicy.for_bind("0.0.0.0").host_allowed("anything.example")
     assert not HostPolicy.for_bind("0.0.0.0").origin_allowed("http://evil.example")
 
