@@ -45,7 +45,7 @@ def test_upload_files_then_listed_previewed_searched_deleted(qtbot, screen, serv
     screen.confirm = lambda *_: True
     screen.delete_selected()
     qtbot.waitUntil(lambda: screen.model.rowCount() == 1, timeout=5000)
-    assert [d.file_name for d in services.knowledge.list()] == ["notes.txt"]
+    assert [d.file_name for d in services.knowledge.list_documents()] == ["notes.txt"]
     assert window_guard_clean(screen)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QTableView
 
@@ -49,3 +51,25 @@ def test_settings_saves_choices_to_settings_file(qtbot, services):
     token.write_text("secret-token\n", encoding="utf-8")
     screen.integrations.copy_token.click()
     qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() == "secret-token", timeout=5000)
+    token.unlink()  # first use creates the token, as the server would
+    screen.integrations.copy_token.click()
+    qtbot.waitUntil(
+        lambda: token.exists() and QGuiApplication.clipboard().text() != "secret-token", timeout=5000
+    )
+    assert QGuiApplication.clipboard().text() == token.read_text(encoding="utf-8").strip()
+
+
+def test_mcp_install_writes_client_config(qtbot, services, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the client config lands in a temp home
+    cursor = tmp_path / "home" / ".cursor" / "mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}), encoding="utf-8")
+    window = open_window(qtbot, services)
+    screen = window.show_screen("settings")
+    screen.integrations.install_buttons["cursor"].click()
+    qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
+    config = json.loads(cursor.read_text(encoding="utf-8"))
+    assert set(config["mcpServers"]) == {"other", "strata"}
+    assert str(services.settings.data_dir.resolve()) in config["mcpServers"]["strata"]["args"]
+    screen.integrations.copy_snippet.click()
+    assert '"strata"' in QGuiApplication.clipboard().text()

@@ -94,10 +94,7 @@ class ConnectorsScreen(Screen):
     def reload(self) -> None:
         if self.connectors is None:
             return
-        svc = self.connectors
-        # `list_all` on newer connector services, `list` on the first version.
-        listing = getattr(svc, "list_all", None) or svc.list
-        self.query(listing, self._show_list)
+        self.query(self.connectors.list_all, self._show_list)
 
     def _show_list(self, states: list[Any]) -> None:
         # Keep the user's selection across reloads (a sync or test reloads the list).

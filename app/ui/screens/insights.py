@@ -136,7 +136,7 @@ class InsightsScreen(Screen):
             return
         svc = self.insights
         label, state = self.label_filter.currentData(), self.state_filter.currentData()
-        self.query(lambda: svc.list(label=label, state=state, limit=LIST_LIMIT), self._show_list)
+        self.query(lambda: svc.list_insights(label=label, state=state, limit=LIST_LIMIT), self._show_list)
         if self.tabs.currentIndex() == 1:
             self.load_brief()
 

@@ -107,7 +107,7 @@ class KnowledgeBaseScreen(Screen):
         if self.kb is None:
             return
         kb = self.kb
-        self.query(lambda: kb.list(LIST_LIMIT, 0), self._show_documents)
+        self.query(lambda: kb.list_documents(LIST_LIMIT, 0), self._show_documents)
 
     def _show_documents(self, docs: list[Any]) -> None:
         current = self.selected()
