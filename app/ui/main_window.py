@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
@@ -19,22 +20,23 @@ from PySide6.QtWidgets import (
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.screens.base import Screen
-from app.ui.screens.connectors import ConnectorsScreen
-from app.ui.screens.insights import InsightsScreen
-from app.ui.screens.knowledge_base import KnowledgeBaseScreen
-from app.ui.screens.memory import MemoryScreen
-from app.ui.screens.search import SearchScreen
-from app.ui.screens.settings import SettingsScreen
 
 # Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings.
-SCREENS: list[tuple[str, str, Callable[[UiContext], Screen]]] = [
-    ("search", "Search", SearchScreen),
-    ("insights", "Insights", InsightsScreen),
-    ("knowledge_base", "Knowledge Base", KnowledgeBaseScreen),
-    ("connectors", "Connectors", ConnectorsScreen),
-    ("memory", "Memory", MemoryScreen),
-    ("settings", "Settings", SettingsScreen),
+# (key, label, "module:Class"): screen modules pull in service-side libraries (SQLAlchemy, QtCharts),
+# so they are imported when the services are attached, after the window is already on screen.
+SCREENS: list[tuple[str, str, str]] = [
+    ("search", "Search", "app.ui.screens.search:SearchScreen"),
+    ("insights", "Insights", "app.ui.screens.insights:InsightsScreen"),
+    ("knowledge_base", "Knowledge Base", "app.ui.screens.knowledge_base:KnowledgeBaseScreen"),
+    ("connectors", "Connectors", "app.ui.screens.connectors:ConnectorsScreen"),
+    ("memory", "Memory", "app.ui.screens.memory:MemoryScreen"),
+    ("settings", "Settings", "app.ui.screens.settings:SettingsScreen"),
 ]
+
+
+def screen_class(target: str) -> Callable[[UiContext], Screen]:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 class MainWindow(QMainWindow):
@@ -88,8 +90,8 @@ class MainWindow(QMainWindow):
     def attach_services(self, services: object) -> None:
         """Build the screens once the services exist (they may open after the window shows)."""
         self.ctx.services = services
-        for key, _label, factory in SCREENS:
-            screen = factory(self.ctx)
+        for key, _label, target in SCREENS:
+            screen = screen_class(target)(self.ctx)
             screen.setObjectName(f"screen_{key}")
             self.screens[key] = screen
             self.stack.addWidget(screen)

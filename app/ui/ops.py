@@ -90,9 +90,19 @@ class _Job(QRunnable):
             result = self._fn(_progress_emitter(relay)) if self._wants_progress else self._fn()
         except BaseException as exc:  # every failure must reach the GUI, never vanish in a worker
             exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
-            relay.failed.emit(exc)
+            _emit(relay.failed, exc)
             return
-        relay.succeeded.emit(result)
+        _emit(relay.succeeded, result)
+
+
+def _emit(signal: Any, value: object) -> None:
+    try:
+        signal.emit(value)
+    except RuntimeError:
+        # The relay is gone only when the application is shutting down; keep the reason in the log.
+        log.warning(
+            "background result dropped at shutdown: %r\n%s", value, getattr(value, "__traceback_text__", "")
+        )
 
 
 def _progress_emitter(relay: _Relay) -> Callable[..., None]:
