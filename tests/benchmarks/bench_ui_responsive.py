@@ -24,7 +24,7 @@ from app.core.embeddings.hashing import HashingEmbedder
 from app.core.settings import EmbeddingSettings, Settings
 from app.ui.app import build_window, ensure_qapp
 from app.ui.events import MESSAGES
-from app.ui.ops import MutateOp
+from app.ui.ops import MutateOp, wait_for_pool
 
 WORDS = "budget launch deploy review lunch travel design bug login roadmap hiring offsite".split()  # noqa: SIM905
 
@@ -97,6 +97,7 @@ def main() -> None:
         app.exec()
         timer.stop()
         typer.stop()
+        wait_for_pool()  # searches still in flight must finish before the temp dir goes
         gaps.sort()
         p99 = gaps[int(len(gaps) * 0.99) - 1] if gaps else 0.0
         print(f"import: {state['imported']} messages in {state['done']:.1f}s (background op)")
