@@ -42,6 +42,7 @@ class SummaryDraft:
     summary_text: str
     quality_score: float
     summarizer: str = "rules"
+    note: str | None = None  # why a fallback happened, reported with the run
 
     @property
     def keywords_text(self) -> str:
@@ -55,6 +56,7 @@ class SummaryDraft:
             "summaryText": self.summary_text,
             "qualityScore": round(self.quality_score, 4),
             "summarizer": self.summarizer,
+            **({"note": self.note} if self.note else {}),
         }
 
 
