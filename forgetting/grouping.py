@@ -52,43 +52,51 @@ class Grouping:
     deferred: int  # records left for a later run by the per-tier cap
 
 
-def group_candidates(
-    records: Iterable[MessageRecord], rule: TierRule, *, min_size: int, cap: int
-) -> Grouping:
-    """Bucket and segment `records` (already candidates), drop small groups, keep at most `cap` records.
+def choose(
+    sizes: list[tuple[int, DimensionKey, int]], *, min_size: int, cap: int
+) -> tuple[list[tuple[int, DimensionKey, int]], int, int]:
+    """Pick groups from (bucket start, key, size) triples: the one rule shared by plan and storage scans.
 
-    Whole groups are taken oldest bucket first until the cap would be exceeded, so a group is
-    never split across runs unless it alone is larger than the cap; then its oldest records are
-    taken, leaving either nothing or at least `min_size` records for the next run.
+    Groups under `min_size` are skipped. Whole groups are taken oldest bucket first until the cap
+    would be exceeded, so a group is never split across runs unless it alone is larger than the
+    cap; then its oldest records are taken, leaving either nothing or at least `min_size` behind.
+    Returns (chosen (start, key, how many to take), skipped records, deferred records).
     """
-    buckets: dict[tuple[int, DimensionKey], list[MessageRecord]] = {}
-    for record in records:
-        buckets.setdefault((bucket_start(record.timestamp, rule), dimension_key(record)), []).append(record)
     small = 0
-    eligible: list[Group] = []
-    for (start, key), members in sorted(buckets.items(), key=lambda kv: (kv[0][0], kv[0][1])):
-        if len(members) < min_size:
-            small += len(members)
+    chosen: list[tuple[int, DimensionKey, int]] = []
+    used = deferred = 0
+    for start, key, size in sorted(sizes, key=lambda t: (t[0], t[1])):
+        if size < min_size:
+            small += size
             continue
-        members.sort(key=lambda r: (r.timestamp, r.id))
-        eligible.append(Group(start, start + rule.bucket_ms - 1, key, tuple(members)))
-    chosen: list[Group] = []
-    used = 0
-    deferred = 0
-    for group in eligible:
-        size = len(group.records)
         if deferred == 0 and used + size <= cap:
-            chosen.append(group)
+            chosen.append((start, key, size))
             used += size
-            continue
-        if deferred == 0 and not chosen:
+        elif deferred == 0 and not chosen:
             take = cap
             if 0 < size - take < min_size:
                 take = max(min_size, size - min_size)
             take = min(take, size)
-            chosen.append(Group(group.bucket_start, group.bucket_end, group.key, group.records[:take]))
+            chosen.append((start, key, take))
             used += take
             deferred += size - take
-            continue
-        deferred += size
-    return Grouping(tuple(chosen), small, deferred)
+        else:
+            deferred += size
+    return chosen, small, deferred
+
+
+def group_candidates(
+    records: Iterable[MessageRecord], rule: TierRule, *, min_size: int, cap: int
+) -> Grouping:
+    """Bucket and segment candidate `records`, drop small groups, keep at most `cap` records."""
+    buckets: dict[tuple[int, DimensionKey], list[MessageRecord]] = {}
+    for record in records:
+        buckets.setdefault((bucket_start(record.timestamp, rule), dimension_key(record)), []).append(record)
+    picks, small, deferred = choose(
+        [(start, key, len(members)) for (start, key), members in buckets.items()], min_size=min_size, cap=cap
+    )
+    groups = []
+    for start, key, take in picks:
+        members = sorted(buckets[(start, key)], key=lambda r: (r.timestamp, r.id))
+        groups.append(Group(start, start + rule.bucket_ms - 1, key, tuple(members[:take])))
+    return Grouping(tuple(groups), small, deferred)

@@ -109,6 +109,7 @@ class TierCounts:
     summarized: int = 0  # groups that became summaries
     skipped: int = 0  # candidates in groups under the minimum size
     deferred: int = 0  # candidates left for a later run by the per-tier cap
+    failed: int = 0  # groups left untouched because their summary could not be made or written
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,7 +120,20 @@ class TierCounts:
             "summarized": self.summarized,
             "skipped": self.skipped,
             "deferred": self.deferred,
+            "failed": self.failed,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PlanError:
+    """A group the plan had to leave out (e.g. its summarizer raised); reported, never fatal."""
+
+    summary_id: str
+    tier: Tier
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summaryId": self.summary_id, "tier": self.tier.value, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +142,7 @@ class ForgetPlan:
     now_ms: int
     tiers: tuple[TierCounts, ...]
     groups: tuple[GroupPlan, ...]
+    errors: tuple[PlanError, ...] = ()
 
     @property
     def is_empty(self) -> bool:
@@ -138,12 +153,25 @@ class ForgetPlan:
         groups = tuple(replace(g, draft=drafts.get(g.summary_id, g.draft)) for g in self.groups)
         return replace(self, groups=groups)
 
+    def with_scan_counts(self, left_out: dict[Tier, tuple[int, int]]) -> ForgetPlan:
+        """Add (skipped, deferred) counted by a storage scan that never loaded those records."""
+        tiers = tuple(
+            replace(
+                t,
+                skipped=t.skipped + left_out.get(t.tier, (0, 0))[0],
+                deferred=t.deferred + left_out.get(t.tier, (0, 0))[1],
+            )
+            for t in self.tiers
+        )
+        return replace(self, tiers=tiers)
+
     def to_dict(self, *, details: bool = True) -> dict[str, Any]:
         return {
             "userId": self.user_id,
             "now": iso(self.now_ms),
             "tiers": [t.to_dict() for t in self.tiers],
             "groups": [g.to_dict(details=details) for g in self.groups],
+            "errors": [e.to_dict() for e in self.errors],
         }
 
 
@@ -208,20 +236,28 @@ def plan(
     pool = [r for r in pool if r.user_id == owner]
     tiers: list[TierCounts] = []
     groups: list[GroupPlan] = []
+    errors: list[PlanError] = []
     for rule in config.rules:
         candidates = [r for r in pool if is_candidate(r, rule, now)]
         grouping = group_candidates(
             candidates, rule, min_size=config.min_group_size, cap=config.max_candidates_per_tier
         )
-        promoted = archived = evaluated = 0
+        promoted = archived = evaluated = failed = 0
         for group in grouping.groups:
+            sid = summary_id(owner, rule, group)
+            try:
+                draft = summarizer.summarize(group.records)
+            except Exception as exc:  # one bad group must not sink the run: report it, touch nothing
+                errors.append(PlanError(sid, rule.source, f"summarizer failed: {type(exc).__name__}: {exc}"))
+                failed += 1
+                continue
             decisions = tuple(decide(r, rule, config, now) for r in group.records)
             evaluated += len(decisions)
             promoted += sum(d.action == PROMOTE for d in decisions)
             archived += sum(d.action == ARCHIVE for d in decisions)
             groups.append(
                 GroupPlan(
-                    summary_id=summary_id(owner, rule, group),
+                    summary_id=sid,
                     user_id=owner,
                     source_tier=rule.source,
                     target_tier=rule.target,
@@ -233,7 +269,7 @@ def plan(
                     dimensions=dimensions_dict(group.key),
                     decisions=decisions,
                     records=group.records,
-                    draft=summarizer.summarize(group.records),
+                    draft=draft,
                 )
             )
         tiers.append(
@@ -242,9 +278,10 @@ def plan(
                 evaluated=evaluated,
                 promoted=promoted,
                 archived=archived,
-                summarized=len(grouping.groups),
+                summarized=len(grouping.groups) - failed,
                 skipped=grouping.skipped_small,
                 deferred=grouping.deferred,
+                failed=failed,
             )
         )
-    return ForgetPlan(owner, now, tuple(tiers), tuple(groups))
+    return ForgetPlan(owner, now, tuple(tiers), tuple(groups), tuple(errors))

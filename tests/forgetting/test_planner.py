@@ -12,6 +12,7 @@ from app.core.errors import ConfigError, InvalidInput
 from forgetting.config import DEFAULT_RULES, ForgetConfig, RetentionOverride, TierRule
 from forgetting.planner import ARCHIVE, PROMOTE, plan
 from forgetting.scoring import score_record
+from forgetting.summarizer import RuleBasedSummarizer
 from tests.forgetting.factory import NOW
 
 SHORT, MID = DEFAULT_RULES
@@ -157,3 +158,22 @@ def test_one_user_per_plan(make_record, clock) -> None:
 def test_config_rejects_cap_below_group_size() -> None:
     with pytest.raises(ConfigError):
         ForgetConfig(max_candidates_per_tier=2)
+
+
+class _Flaky:
+    name = "flaky"
+
+    def summarize(self, records):
+        if any("explode" in (r.content or "") for r in records):
+            raise RuntimeError("cannot summarize this")
+        return RuleBasedSummarizer().summarize(records)
+
+
+def test_summarizer_error_on_one_group_is_reported_not_fatal(make_record, clock) -> None:
+    good = _group(make_record, 3, age_ms=10 * DAY_MS + HOUR_MS)
+    bad = _group(make_record, 3, age_ms=12 * DAY_MS + HOUR_MS, content="explode now please")
+    result = plan(good + bad, clock, summarizer=_Flaky())
+    assert len(result.groups) == 1
+    assert result.tiers[0].failed == 1 and result.tiers[0].summarized == 1
+    assert "cannot summarize" in result.errors[0].reason
+    assert result.to_dict()["errors"][0]["tier"] == "short"
