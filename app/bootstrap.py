@@ -20,6 +20,7 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.forgetting_service import ForgettingService, openai_client_factory
 from app.services.memory_service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class Services:
     processor: Processor
     access: AccessTracker
     memory: MemoryService
+    forgetting: ForgettingService
     extras: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
@@ -97,6 +99,21 @@ def build_services(
         events=events,
         min_raw_results_without_fallback=settings.search.min_raw_results_without_fallback,
     )
+    forgetting = ForgettingService(
+        db,
+        processor,
+        vectors,
+        embedder,
+        clock,
+        user_id=settings.user_id,
+        settings=settings.forgetting,
+        llm=settings.llm,
+        llm_client_factory=openai_client_factory(settings.llm),
+        keywords=keywords,
+        rrf_k=settings.search.rrf_k,
+    )
+    # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
+    memory.fallback_sources.append(forgetting.search_summaries)
     services = Services(
         settings=settings,
         layout=layout,
@@ -109,6 +126,7 @@ def build_services(
         processor=processor,
         access=access,
         memory=memory,
+        forgetting=forgetting,
     )
     if repair:
         report = processor.repair()

@@ -52,3 +52,18 @@ class ForgetRunItemRow(Base):
         Index("ix_forget_run_items_run", "run_id"),
         Index("ix_forget_run_items_record", "record_id"),
     )
+
+
+class ForgetScheduleRow(Base):
+    """Where the scheduled job lives and when it fires next, visible to every process."""
+
+    __tablename__ = "forget_schedule"
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    host: Mapped[str] = mapped_column(String(256), default="")
+    pid: Mapped[int] = mapped_column(Integer, default=0)
+    interval_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    next_run_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    last_run_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    last_status: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    updated_at: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -249,7 +249,7 @@ class ForgetRunner:
             items = store.run_items(session, run_id)
             if not items and run.status in (r.SKIPPED_LOCKED, r.DRY_RUN):
                 raise InvalidInput(f"run {run_id} changed nothing ({run.status}); there is nothing to undo")
-            blocking = store.later_runs_touching(session, run, sorted({i.record_id for i in items}))
+            blocking = store.later_runs_touching(session, run, items)
             user_id = run.user_id
         if blocking:
             raise Conflict(

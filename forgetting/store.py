@@ -47,7 +47,7 @@ def scan_candidates(
     where = _candidate_filter(user_id, rule, cutoff)
     offset, width = rule.bucket_offset_ms, rule.bucket_ms
     # Integer floor division to the bucket start; timestamps before 1970 are not supported here.
-    bucket = ((RawMessageRow.timestamp - literal(offset)) / literal(width)).label("bucket")
+    bucket = ((RawMessageRow.timestamp - literal(offset)) // literal(width)).label("bucket")
     bot = func.coalesce(RawMessageRow.bot_id, "").label("bot")
     rows = session.execute(
         select(
@@ -113,21 +113,25 @@ def run_items(session: Session, run_id: str) -> list[ForgetRunItemRow]:
     return list(session.scalars(stmt))
 
 
-def later_runs_touching(session: Session, run: ForgetRunRow, record_ids: list[int]) -> list[str]:
-    """Applied, not undone runs after `run` that changed any of `record_ids` (undo them first)."""
+def later_runs_touching(session: Session, run: ForgetRunRow, items: list[ForgetRunItemRow]) -> list[str]:
+    """Runs not undone that changed any of these records after `run` did (undo them first).
+
+    Item ids grow monotonically, so "after" holds even when two runs share a millisecond.
+    """
+    own = {i.record_id: i.id for i in items}
     found: set[str] = set()
-    for part in chunked(record_ids):
-        later = (
-            select(ForgetRunItemRow.run_id)
+    for part in chunked(sorted(own)):
+        stmt = (
+            select(ForgetRunItemRow.run_id, ForgetRunItemRow.record_id, ForgetRunItemRow.id)
             .join(ForgetRunRow, ForgetRunRow.run_id == ForgetRunItemRow.run_id)
             .where(
                 ForgetRunRow.user_id == run.user_id,
                 ForgetRunRow.run_id != run.run_id,
-                ForgetRunRow.started_at >= run.started_at,
                 ForgetRunRow.undone_at.is_(None),
                 ForgetRunItemRow.record_id.in_(part),
             )
-            .distinct()
         )
-        found.update(str(r) for r in session.scalars(later))
+        found.update(
+            str(rid) for rid, record_id, item_id in session.execute(stmt) if item_id > own[record_id]
+        )
     return sorted(found)

@@ -66,3 +66,38 @@ def make_record() -> RecordFactory:
         )
 
     return make
+
+
+def seed_group(
+    services: Any,
+    *,
+    day: int,
+    n: int = 3,
+    channel: str = "general",
+    person: str = "alice",
+    texts: list[str] | None = None,
+    prefix: str = "g",
+    **overrides: Any,
+) -> list[int]:
+    """Ingest `n` messages `day` days before NOW (same UTC day, one minute apart); returns their ids."""
+    from app.core.domain import RawMessage
+
+    base = NOW - day * DAY_MS - 12 * 3_600_000
+    messages = [
+        RawMessage(
+            platform=overrides.get("platform", "slack"),
+            message_id=f"{prefix}{day}-{channel}-{person}-{i}",
+            channel=channel,
+            person=person,
+            timestamp=base + i * 60_000,
+            content=(
+                texts[i % len(texts)] if texts else f"note {i} about the {channel} project on day {day}"
+            ),
+            bot_id=overrides.get("bot_id"),
+            user_id=overrides.get("user_id", "local"),
+        )
+        for i in range(n)
+    ]
+    result = services.memory.ingest(messages)
+    assert not result.errors, result.errors
+    return list(result.ids)

@@ -1,4 +1,4 @@
-"""Forgetting engine: forget_runs, forget_run_items, and the index its candidate scans use."""
+"""Forgetting engine: forget_runs, forget_run_items, forget_schedule, and its candidate-scan index."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -41,6 +41,17 @@ def upgrade() -> None:
     )
     op.create_index("ix_forget_run_items_run", "forget_run_items", ["run_id"])
     op.create_index("ix_forget_run_items_record", "forget_run_items", ["record_id"])
+    op.create_table(
+        "forget_schedule",
+        sa.Column("job_id", sa.String(64), primary_key=True),
+        sa.Column("host", sa.String(256), nullable=False, server_default=""),
+        sa.Column("pid", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("interval_minutes", sa.Integer, nullable=False, server_default="60"),
+        sa.Column("next_run_at", sa.BigInteger),
+        sa.Column("last_run_at", sa.BigInteger),
+        sa.Column("last_status", sa.String(32)),
+        sa.Column("updated_at", sa.BigInteger, nullable=False, server_default="0"),
+    )
     # Candidate scans filter by owner, tier, "not archived" and an age cutoff: with this index the
     # scan touches only over-age unarchived rows of one tier, so cost follows candidates, not size.
     op.create_index(
@@ -52,6 +63,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("ix_raw_messages_forget_scan", table_name="raw_messages")
+    op.drop_table("forget_schedule")
     op.drop_index("ix_forget_run_items_record", table_name="forget_run_items")
     op.drop_index("ix_forget_run_items_run", table_name="forget_run_items")
     op.drop_table("forget_run_items")
