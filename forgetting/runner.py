@@ -85,6 +85,7 @@ class ForgetRunner:
                 preview.tiers,
                 tuple(e.to_dict() for e in preview.errors),
                 tuple(g.summary_id for g in preview.groups),
+                extra={"groups": [g.to_dict(details=False) for g in preview.groups]},
             )
         run_id = r.new_run_id(started)
         lock = UserLock(self.db, self.clock, user_id)
