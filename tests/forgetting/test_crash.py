@@ -47,7 +47,8 @@ VICTIM = textwrap.dedent(
                 time.sleep(600)
 
     settings = Settings(data_dir=Path(sys.argv[1]), embedding=EmbeddingSettings(provider="hashing"))
-    svc = build_services(settings, clock=FixedClock(int(sys.argv[2])), embedder=HashingEmbedder(), repair=False)
+    clock = FixedClock(int(sys.argv[2]))
+    svc = build_services(settings, clock=clock, embedder=HashingEmbedder(), repair=False)
     svc.forgetting.run(trigger="test")
     """
 )

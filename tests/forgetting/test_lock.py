@@ -123,7 +123,8 @@ RUNNER = textwrap.dedent(
     from app.core.embeddings.hashing import HashingEmbedder
     from app.core.settings import EmbeddingSettings, Settings
     settings = Settings(data_dir=Path(sys.argv[1]), embedding=EmbeddingSettings(provider="hashing"))
-    svc = build_services(settings, clock=FixedClock(int(sys.argv[2])), embedder=HashingEmbedder(), repair=False)
+    clock = FixedClock(int(sys.argv[2]))
+    svc = build_services(settings, clock=clock, embedder=HashingEmbedder(), repair=False)
     svc.forgetting.runner.before_group = lambda group: time.sleep(0.6)
     Path(sys.argv[3]).touch()
     while not Path(sys.argv[4]).exists():
@@ -147,7 +148,15 @@ def test_two_concurrent_runs_one_skips_locked(services, tmp_path: Path) -> None:
             (
                 ready,
                 subprocess.Popen(
-                    [sys.executable, "-c", RUNNER, str(services.settings.data_dir), str(NOW), str(ready), str(go)],
+                    [
+                        sys.executable,
+                        "-c",
+                        RUNNER,
+                        str(services.settings.data_dir),
+                        str(NOW),
+                        str(ready),
+                        str(go),
+                    ],
                     cwd=PROJECT_ROOT,
                     stdout=subprocess.PIPE,
                     text=True,
