@@ -100,7 +100,6 @@ class ForgettingService:
             llm_summarizer=self._llm_summarizer,
         )
         self._job: Any = None
-        self._scheduler: Any = None
 
     # -- use cases ----------------------------------------------------------------------------
     def preview(self, user_id: str | None = None) -> ForgetPlan:
@@ -176,7 +175,6 @@ class ForgettingService:
         """Register the hourly (configurable) job on the host's APScheduler; None when disabled."""
         if not self.settings.enabled:
             return None
-        self._scheduler = scheduler
         self._job = schedule.register(
             scheduler,
             self.run_scheduled,
@@ -203,10 +201,9 @@ class ForgettingService:
         except Exception:  # the scheduler thread must survive a bad cycle; the next one retries
             log.exception("scheduled forgetting run failed")
         status = ",".join(sorted({r.status for r in reports})) or "failed"
-        job = self._scheduler.get_job(schedule.JOB_ID) if self._scheduler is not None else None
-        next_at = schedule.next_fire_ms(job) if job is not None else None
-        if next_at is None or next_at <= self.clock.now_ms():
-            next_at = self.clock.now_ms() + self.settings.interval_minutes * 60_000
+        # Not scheduler.get_job(): it takes the job-store lock that shutdown() holds while waiting
+        # for this very job, a deadlock. An interval job's next run is one interval from now.
+        next_at = self.clock.now_ms() + self.settings.interval_minutes * 60_000
         schedule.record(
             self.db,
             self.clock,
