@@ -68,23 +68,25 @@ def scan_candidates(
     picks, skipped, deferred = choose(
         sizes, min_size=config.min_group_size, cap=config.max_candidates_per_tier
     )
+    if not picks:
+        return Scan((), skipped, deferred)
+    # One range read up to the newest chosen bucket (groups are chosen oldest first), then keep the
+    # chosen groups' rows in order; far fewer round trips than one query per group.
+    wanted = {(start, key): take for start, key, take in picks}
+    horizon = max(start for start, _, _ in picks) + width
+    stmt = (
+        select(RawMessageRow)
+        .where(where, RawMessageRow.timestamp < horizon)
+        .order_by(RawMessageRow.timestamp, RawMessageRow.id)
+    )
     records: list[MessageRecord] = []
-    for start, (platform, channel, person, bot_id), take in picks:
-        stmt = (
-            select(RawMessageRow)
-            .where(
-                where,
-                RawMessageRow.timestamp >= start,
-                RawMessageRow.timestamp < start + width,
-                RawMessageRow.platform == platform,
-                RawMessageRow.channel == channel,
-                RawMessageRow.person == person,
-                func.coalesce(RawMessageRow.bot_id, "") == bot_id,
-            )
-            .order_by(RawMessageRow.timestamp, RawMessageRow.id)
-            .limit(take)
-        )
-        records.extend(to_record(r) for r in session.scalars(stmt))
+    for row in session.scalars(stmt):
+        start = (row.timestamp - offset) // width * width + offset
+        slot = (start, (row.platform or "", row.channel or "", row.person or "", row.bot_id or ""))
+        left = wanted.get(slot, 0)
+        if left > 0:
+            wanted[slot] = left - 1
+            records.append(to_record(row))
     return Scan(tuple(records), skipped, deferred)
 
 

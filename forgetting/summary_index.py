@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 
 from app.core import aaak
 from app.core.clock import Clock
@@ -109,13 +109,16 @@ class SummaryIndex:
                 for r in rows
             ],
         )
+        stamp = (
+            update(MemorySummaryRow)
+            .where(MemorySummaryRow.summary_id == bindparam("sid"))
+            .values(embedding_model=self.embedder.model_id, embedding_content_hash=bindparam("hash"))
+        )
         with self.db.write() as session:
-            for row, enc in zip(rows, encoded, strict=True):
-                session.execute(
-                    update(MemorySummaryRow)
-                    .where(MemorySummaryRow.summary_id == row.summary_id)
-                    .values(embedding_model=self.embedder.model_id, embedding_content_hash=enc.content_hash)
-                )
+            session.connection().execute(
+                stamp,
+                [{"sid": r.summary_id, "hash": e.content_hash} for r, e in zip(rows, encoded, strict=True)],
+            )
         return len(rows)
 
     def delete_vectors(self, summary_ids: Sequence[str]) -> None:

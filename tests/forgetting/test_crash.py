@@ -32,15 +32,16 @@ VICTIM = textwrap.dedent(
     from app.core.clock import FixedClock
     from app.core.embeddings.hashing import HashingEmbedder
     from app.core.settings import EmbeddingSettings, Settings
-    from forgetting.models import ForgetRunItemRow
+    from app.core.storage.models import AuditRow
 
     flushes = 0
 
     @event.listens_for(Session, "after_flush")
     def stall(session, context):
-        # The third group's rows are flushed (tiers, archives, links, items) but not committed.
+        # The third group's writes (summary, tiers, archives, links, items, audit) are all executed
+        # inside its transaction; the audit row is flushed last, just before COMMIT.
         global flushes
-        if any(isinstance(obj, ForgetRunItemRow) for obj in session.new):
+        if any(isinstance(obj, AuditRow) and obj.action == "forget_group" for obj in session.new):
             flushes += 1
             if flushes == 3:
                 Path(sys.argv[3]).touch()
