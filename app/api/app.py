@@ -15,7 +15,7 @@ from fastapi import FastAPI, Security
 from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
-from app.api.routes import connectors, health, insights, messages, search, stats
+from app.api.routes import connectors, forgetting, health, insights, messages, search, stats
 from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
@@ -30,6 +30,7 @@ ROUTERS = (
     stats.router,
     insights.router,
     connectors.router,
+    forgetting.router,
 )
 
 DESCRIPTION = (

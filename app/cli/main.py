@@ -9,6 +9,7 @@ import typer
 from app import __version__
 from app.cli.connectors import connectors_app
 from app.cli.context import state
+from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
@@ -48,6 +49,7 @@ def main(
 
 
 cli.add_typer(import_app, name="import")
+cli.add_typer(forget_app, name="forget")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)

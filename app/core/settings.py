@@ -42,6 +42,26 @@ class SearchSettings(BaseModel):
     min_raw_results_without_fallback: int = 3
 
 
+class RetentionRuleSettings(BaseModel):
+    """Per-channel retention for the forgetting engine: keep forever or custom thresholds (0–1)."""
+
+    channel: str
+    platform: str | None = None
+    keep_forever: bool = False
+    short_to_mid_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    mid_to_long_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ForgettingSettings(BaseModel):
+    """Forgetting engine schedule and limits (formula constants live in forgetting/constants.py)."""
+
+    enabled: bool = True
+    interval_minutes: int = Field(default=60, ge=1)
+    max_candidates_per_tier: int = Field(default=500, ge=3)
+    use_llm: bool = True
+    retention: list[RetentionRuleSettings] = Field(default_factory=list)
+
+
 class InsightSettings(BaseModel):
     """Insight generation and ranking. `identities` are the names "me" goes by in chats (open loops)."""
 
@@ -70,6 +90,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     insights: InsightSettings = Field(default_factory=InsightSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    forgetting: ForgettingSettings = Field(default_factory=ForgettingSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"

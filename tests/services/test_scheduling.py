@@ -1,0 +1,23 @@
+"""The scheduler host registers every feature's periodic job exactly once."""
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from app.bootstrap import Services
+from app.services.scheduling import JobHost, register_jobs
+
+
+def test_register_jobs_covers_forgetting_and_insights(services: Services) -> None:
+    scheduler = BackgroundScheduler()
+    ids = register_jobs(scheduler, services)
+    assert "insights.generate" in ids
+    assert any("forget" in job_id for job_id in ids)
+    for job in scheduler.get_jobs():
+        assert job.max_instances == 1 and job.coalesce
+
+
+def test_job_host_starts_and_stops(services: Services) -> None:
+    host = JobHost(services)
+    ids = host.start()
+    assert host.scheduler is not None and host.scheduler.running and ids
+    host.stop()
+    assert host.scheduler is None
