@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import PurePath
 
 from app.core.errors import UnreadableDocument, UnsupportedFormat
 from knowledge_base.document import DocumentFormat
+from knowledge_base.guards import read_zip_index
 
 _PDF_MAGIC = b"%PDF-"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; empty archive
@@ -66,13 +65,7 @@ def detect_format(data: bytes, filename: str) -> DocumentFormat:
 
 
 def _detect_zip(data: bytes, filename: str, suffix: str) -> DocumentFormat:
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = archive.namelist()
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise UnreadableDocument(
-            f"{filename}: corrupt zip package ({exc})", hint="re-save or re-export the file and try again"
-        ) from exc
+    names = [info.filename for info in read_zip_index(data, filename)]
     name_set = set(names)
     for marker, fmt in _OOXML_MARKERS.items():
         if marker in name_set:

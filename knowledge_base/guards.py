@@ -42,13 +42,7 @@ def check_zip(data: bytes, filename: str, limits: Limits = DEFAULT_LIMITS) -> No
     The sizes come from the central directory; zipfile never inflates a member past its declared
     size, so a lying header cannot get more past this check than it declares.
     """
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            infos = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise UnreadableDocument(
-            f"{filename}: corrupt zip package ({exc})", hint="re-save or re-export the file and try again"
-        ) from exc
+    infos = read_zip_index(data, filename)
     if len(infos) > limits.max_zip_entries:
         raise PayloadTooLarge(
             f"{filename}: the package holds {len(infos):,} entries, over the {limits.max_zip_entries:,} "
@@ -72,6 +66,17 @@ def check_zip(data: bytes, filename: str, limits: Limits = DEFAULT_LIMITS) -> No
                     f"{limits.max_zip_ratio:,.0f}:1 limit (possible zip bomb)",
                     hint="re-save the document, or raise kb.max_zip_ratio if it is genuine",
                 )
+
+
+def read_zip_index(data: bytes, filename: str) -> list[zipfile.ZipInfo]:
+    """The members of a zip package, or UnreadableDocument when its directory is damaged."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return archive.infolist()
+    except Exception as exc:  # BadZipFile, NotImplementedError (bogus version), ValueError…
+        raise UnreadableDocument(
+            f"{filename}: corrupt zip package ({exc})", hint="re-save or re-export the file and try again"
+        ) from exc
 
 
 def _human(size: int) -> str:

@@ -20,7 +20,7 @@ def parse(data: bytes, filename: str, fmt: DocumentFormat) -> ParsedDocument:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             name = preview_pdf_name(archive.namelist())
             preview = archive.read(name) if name else None
-    except (zipfile.BadZipFile, ValueError, OSError, RuntimeError) as exc:
+    except Exception as exc:  # zipfile lets zlib.error, EOFError, CRC errors through; convert at the seam
         raise corrupt(filename, f"{app} package", exc) from exc
     if preview is None:
         raise UnsupportedFormat(
