@@ -41,11 +41,14 @@ SUPPORTED_HINT = "supported: PDF, DOCX, PPTX, XLSX, CSV, TXT, MD, HTML, Pages, N
 def detect_format(data: bytes, filename: str) -> DocumentFormat:
     """The format of `data`; raises UnsupportedFormat naming the file when it is none we read."""
     suffix = PurePath(filename).suffix.lower()
-    if data.startswith(_PDF_MAGIC) or _PDF_MAGIC in data[:1024]:
-        # Some writers put junk (or a BOM) before the header; readers accept it within 1 KiB.
+    if data.startswith(_PDF_MAGIC):
         return DocumentFormat.PDF
     if data.startswith(_ZIP_MAGICS):
+        # Before the lenient PDF check: a zip that stores a PDF uncompressed contains "%PDF-" early.
         return _detect_zip(data, filename, suffix)
+    if _PDF_MAGIC in data[:1024]:
+        # Some writers put junk (or a BOM) before the header; readers accept it within 1 KiB.
+        return DocumentFormat.PDF
     if data.startswith(_OLE2_MAGIC):
         raise UnsupportedFormat(
             f"{filename}: a legacy Office file or a password-protected Office document",

@@ -120,3 +120,10 @@ def test_looks_like_text_and_decoding():
     assert decode_text("café".encode("cp1252")) == "café"
     assert decode_text("abc".encode("utf-8-sig")) == "abc"
     assert decode_text(b"\x81\x8d") == "\x81\x8d"  # undefined in cp1252: falls back to latin-1
+
+
+def test_zip_storing_a_pdf_uncompressed_is_still_a_zip():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("QuickLook/Preview.pdf", kbfiles.pdf_bytes(["x"]))
+    assert detect_format(out.getvalue(), "a.numbers") is DocumentFormat.NUMBERS
