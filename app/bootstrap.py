@@ -20,6 +20,7 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.memory_service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class Services:
     processor: Processor
     access: AccessTracker
     memory: MemoryService
+    knowledge: KnowledgeService
     extras: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
@@ -97,6 +99,8 @@ def build_services(
         events=events,
         min_raw_results_without_fallback=settings.search.min_raw_results_without_fallback,
     )
+    knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
+    memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     services = Services(
         settings=settings,
         layout=layout,
@@ -109,6 +113,7 @@ def build_services(
         processor=processor,
         access=access,
         memory=memory,
+        knowledge=knowledge,
     )
     if repair:
         report = processor.repair()

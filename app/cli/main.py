@@ -9,6 +9,7 @@ import typer
 from app import __version__
 from app.cli.context import state
 from app.cli.importing import import_app
+from app.cli.kb import kb_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.search import search_command
 
@@ -44,6 +45,7 @@ def main(
 
 
 cli.add_typer(import_app, name="import")
+cli.add_typer(kb_app, name="kb")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)

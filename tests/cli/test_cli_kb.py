@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from app.cli.main import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "knowledge_base"))
-import kbfiles  # noqa: E402
+import kbfiles
 
 runner = CliRunner()
 

@@ -1,4 +1,4 @@
-"""Helpers that look at everything a knowledge-base document may leave behind: rows, vectors, keywords, files."""
+"""Everything a knowledge-base document may leave behind: rows, vectors, keyword entries, files."""
 
 from __future__ import annotations
 

@@ -113,10 +113,11 @@ def test_database_failure_mid_add_undoes_file_and_vectors(services):
     with services.db.write() as session:
         session.execute(
             text(
-                "CREATE TRIGGER fail_chunks BEFORE INSERT ON rag_chunks BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+                "CREATE TRIGGER fail_chunks BEFORE INSERT ON rag_chunks "
+                "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
             )
         )
-    with pytest.raises(StorageError, match="^doomed.txt: could not store the document"):
+    with pytest.raises(StorageError, match=r"^doomed.txt: could not store the document"):
         services.knowledge.add_bytes(b"this will not be stored", "doomed.txt")
     assert footprint(services).empty
     with services.db.write() as session:

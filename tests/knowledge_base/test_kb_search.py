@@ -1,12 +1,12 @@
-"""Chunk search: similarity threshold, default limit, document filter, hybrid vs vector-only, unified search."""
+"""Chunk search: threshold, default limit, document filter, hybrid vs vector-only, unified search."""
 
 from __future__ import annotations
 
 import pytest
-from tests.conftest import make_message
 
 from app.core.errors import InvalidInput, NotFound
 from knowledge_base.search import ChunkSearcher
+from tests.conftest import make_message
 
 SENTENCE = "Quarterly zeppelin maintenance happens at the Friedrichshafen hangar"
 
