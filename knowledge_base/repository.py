@@ -51,7 +51,7 @@ class DocumentRepository:
         row = session.get(RagDocumentRow, document_id)
         return row if row is not None and row.user_id == user_id else None
 
-    def list(self, session: Session, user_id: str, limit: int, offset: int = 0) -> list[RagDocumentRow]:
+    def recent(self, session: Session, user_id: str, limit: int, offset: int = 0) -> list[RagDocumentRow]:
         """Most recently uploaded first (the MCP tool lists "recently uploaded documents")."""
         return list(
             session.scalars(

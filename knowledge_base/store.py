@@ -222,11 +222,11 @@ class KnowledgeBase:
         with self.db.read() as session:
             return to_info(self.require_row(session, document_id))
 
-    def list(self, limit: int = 50, offset: int = 0) -> list[DocumentInfo]:
+    def list_documents(self, limit: int = 50, offset: int = 0) -> list[DocumentInfo]:
         if limit < 1 or offset < 0:
             raise InvalidInput("limit must be at least 1 and offset not negative")
         with self.db.read() as session:
-            return [to_info(r) for r in self.repo.list(session, self.config.user_id, limit, offset)]
+            return [to_info(r) for r in self.repo.recent(session, self.config.user_id, limit, offset)]
 
     def count(self) -> int:
         with self.db.read() as session:

@@ -90,7 +90,7 @@ def list_command(
     as_json: bool = typer.Option(False, "--json", help="Print documents as JSON."),
 ) -> None:
     """Documents, most recently added first."""
-    documents = guarded(lambda: services(ctx).knowledge.list(limit))
+    documents = guarded(lambda: services(ctx).knowledge.list_documents(limit))
     if as_json:
         print_json([d.to_dict() for d in documents])
         return

@@ -86,8 +86,8 @@ class KnowledgeService:
         self._publish("created", info.id)
         return info
 
-    def list(self, limit: int = 50, offset: int = 0) -> list[DocumentInfo]:
-        return self.kb.list(limit, offset)
+    def list_documents(self, limit: int = 50, offset: int = 0) -> list[DocumentInfo]:
+        return self.kb.list_documents(limit, offset)
 
     def count(self) -> int:
         return self.kb.count()

@@ -28,7 +28,7 @@ def test_insight_settings_become_memory_txt(services):
     )
     new = kb.set_insight_settings(["Grace Hopper"], [], "")
     assert new is not None and new.id != doc.id
-    assert [d.id for d in kb.list()] == [new.id]
+    assert [d.id for d in kb.list_documents()] == [new.id]
     assert "Grace Hopper" in kb.get(new.id).content and "Ada" not in kb.get(new.id).content
 
     # Clearing everything removes memory.txt.

@@ -44,7 +44,7 @@ def test_round_trip_every_format(services, name):
     content = kb.get(info.id)
     assert "eppelin" in content.content.lower()
     assert content.info == info
-    assert [d.id for d in kb.list()] == [info.id]
+    assert [d.id for d in kb.list_documents()] == [info.id]
 
     removed = kb.remove(info.id)
     assert removed.id == info.id
@@ -109,8 +109,8 @@ def test_listing_is_newest_first_and_pages(services, clock):
     for n in range(4):
         ids.append(kb.add_bytes(f"document number {n}".encode(), f"d{n}.txt").id)
         clock.advance(1000)
-    assert [d.id for d in kb.list()] == ids[::-1]
-    assert [d.id for d in kb.list(limit=2, offset=1)] == ids[2:0:-1]
+    assert [d.id for d in kb.list_documents()] == ids[::-1]
+    assert [d.id for d in kb.list_documents(limit=2, offset=1)] == ids[2:0:-1]
     assert kb.count() == 4
 
 

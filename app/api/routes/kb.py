@@ -109,7 +109,7 @@ def list_documents(
     services: Services = Depends(get_services),
 ) -> DocumentListOut:
     knowledge = services.knowledge
-    documents = [DocumentOut(**d.to_dict()) for d in knowledge.list(limit, offset)]
+    documents = [DocumentOut(**d.to_dict()) for d in knowledge.list_documents(limit, offset)]
     return DocumentListOut(documents=documents, total=knowledge.count())
 
 

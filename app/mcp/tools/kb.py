@@ -80,7 +80,7 @@ def register(server: MCPServer, services: Services) -> None:
     def listKnowledgeBaseDocuments(
         limit: Annotated[int, Field(ge=1, le=200, description="how many documents")] = 20,
     ) -> dict[str, Any]:
-        documents = knowledge.list(limit)
+        documents = knowledge.list_documents(limit)
         return {"documents": [d.to_dict() for d in documents], "total": knowledge.count()}
 
     server.add_tool(searchKnowledgeBase, description=SEARCH_DESCRIPTION, annotations=READ_ONLY)
