@@ -110,8 +110,10 @@ class ChunkSearcher:
 
     def _keyword_candidates(self, text: str, pool: int, ids: list[str]) -> list[str]:
         params: dict[str, object] = {f"d{i}": value for i, value in enumerate(ids)}
-        where = ""
+        join = where = ""
         if ids:
+            # Join rag_chunks only to filter: on large indexes the join costs as much as the match.
+            join = "JOIN rag_chunks c ON c.id = keyword_fts.ref"
             where = " AND c.document_id IN (" + ", ".join(f":d{i}" for i in range(len(ids))) + ")"
         with self.db.read() as session:
             hits = self.keywords.search(
@@ -120,7 +122,7 @@ class ChunkSearcher:
                 self.config.user_id,
                 text,
                 pool,
-                join_sql="JOIN rag_chunks c ON c.id = keyword_fts.ref",
+                join_sql=join,
                 where_sql=where,
                 params=params,
             )
