@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
-
-from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from knowledge_base.document import ParsedDocument
 
@@ -44,18 +43,26 @@ class Chunker:
             raise ValueError("chunk_size must be positive and chunk_overlap in [0, chunk_size)")
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
-        self._splitter = RecursiveCharacterTextSplitter(
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-            length_function=len,
-            is_separator_regex=False,
-        )
+        self._splitter: Any = None
+
+    def _split_text(self, text: str) -> list[str]:
+        if self._splitter is None:
+            # Loaded on first use: langchain-text-splitters pulls in langchain-core (seconds at start-up).
+            splitters = importlib.import_module("langchain_text_splitters")
+            self._splitter = splitters.RecursiveCharacterTextSplitter(
+                chunk_size=self.chunk_size,
+                chunk_overlap=self.chunk_overlap,
+                length_function=len,
+                is_separator_regex=False,
+            )
+        pieces: list[str] = self._splitter.split_text(text)
+        return pieces
 
     def split(self, document: ParsedDocument) -> list[Chunk]:
         chunks: list[Chunk] = []
         for section in document.sections:
             location = section.location()
-            for piece in self._splitter.split_text(section.text):
+            for piece in self._split_text(section.text):
                 piece = piece.strip()
                 if piece:
                     chunks.append(Chunk(index=len(chunks), content=piece, location=location))

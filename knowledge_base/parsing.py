@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 from app.core.errors import StrataError, UnreadableDocument
 from knowledge_base.detect import detect_format
 from knowledge_base.document import DocumentFormat, ParsedDocument
 from knowledge_base.guards import DEFAULT_LIMITS, Limits, check_size, check_zip
-from knowledge_base.parsers import csv, docx, html, iwork, pdf, pptx, text, xlsx
 
 _ZIP_FORMATS = {
     DocumentFormat.DOCX,
@@ -34,21 +36,20 @@ def parse_document(data: bytes, filename: str, limits: Limits = DEFAULT_LIMITS) 
         raise UnreadableDocument(f"{filename}: the document is nested too deeply to read") from exc
 
 
+def _parser(name: str) -> ModuleType:
+    """Parser modules load on first use: pypdf, python-docx, python-pptx and openpyxl together add
+    seconds to every CLI / MCP start-up that never touches a document."""
+    return importlib.import_module(f"knowledge_base.parsers.{name}")
+
+
 def _dispatch(fmt: DocumentFormat, data: bytes, filename: str) -> ParsedDocument:
-    if fmt is DocumentFormat.PDF:
-        return pdf.parse(data, filename)
-    if fmt is DocumentFormat.DOCX:
-        return docx.parse(data, filename)
-    if fmt is DocumentFormat.PPTX:
-        return pptx.parse(data, filename)
-    if fmt is DocumentFormat.XLSX:
-        return xlsx.parse(data, filename)
-    if fmt is DocumentFormat.CSV:
-        return csv.parse(data, filename)
-    if fmt is DocumentFormat.MD:
-        return text.parse_md(data, filename)
-    if fmt is DocumentFormat.HTML:
-        return html.parse(data, filename)
+    parsed: ParsedDocument
     if fmt.is_iwork:
-        return iwork.parse(data, filename, fmt)
-    return text.parse_txt(data, filename)
+        parsed = _parser("iwork").parse(data, filename, fmt)
+    elif fmt is DocumentFormat.MD:
+        parsed = _parser("text").parse_md(data, filename)
+    elif fmt is DocumentFormat.TXT:
+        parsed = _parser("text").parse_txt(data, filename)
+    else:
+        parsed = _parser(fmt.value).parse(data, filename)
+    return parsed
