@@ -20,8 +20,11 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.connector_service import ConnectorService
+from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.memory_service import MemoryService
+from connectors.secrets import open_secret_store
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +45,13 @@ class Services:
     access: AccessTracker
     memory: MemoryService
     knowledge: KnowledgeService
+    insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
+    connectors: ConnectorService | None = None
 
     def close(self) -> None:
+        if self.connectors is not None:
+            self.connectors.stop_live()
         self.access.close()
         self.db.dispose()
 
@@ -101,6 +108,15 @@ def build_services(
     )
     knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
+    connectors = ConnectorService(
+        db,
+        memory,
+        open_secret_store(layout.secrets_file),
+        clock,
+        user_id=settings.user_id,
+        events=events,
+    )
+    memory.person_aliases = connectors.person_aliases
     services = Services(
         settings=settings,
         layout=layout,
@@ -114,6 +130,10 @@ def build_services(
         access=access,
         memory=memory,
         knowledge=knowledge,
+        insights=build_insights_service(
+            settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
+        ),
+        connectors=connectors,
     )
     if repair:
         report = processor.repair()

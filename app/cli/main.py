@@ -7,8 +7,10 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.importing import import_app
+from app.cli.insights import insights_app
 from app.cli.kb import kb_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.search import search_command
@@ -46,6 +48,8 @@ def main(
 
 cli.add_typer(import_app, name="import")
 cli.add_typer(kb_app, name="kb")
+cli.add_typer(insights_app, name="insights")
+cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)

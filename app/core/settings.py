@@ -58,6 +58,16 @@ class KnowledgeBaseSettings(BaseModel):
     hybrid: bool = True
 
 
+class InsightSettings(BaseModel):
+    """Insight generation and ranking. `identities` are the names "me" goes by in chats (open loops)."""
+
+    identities: list[str] = Field(default_factory=list)
+    timezone: str = "UTC"
+    frequency_max_count: int = 20
+    schedule_minutes: int = 60
+    use_llm: bool = True
+
+
 class ApiSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 3415
@@ -74,6 +84,7 @@ class Settings(BaseSettings):
     user_id: str = "local"
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    insights: InsightSettings = Field(default_factory=InsightSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from app.api.deps import get_services
 from fastapi import APIRouter, Depends, File, Path, Query, UploadFile
 from pydantic import BaseModel, Field
 
+from app.api.deps import get_services
 from app.bootstrap import Services
 from app.core.errors import PayloadTooLarge
 
