@@ -13,7 +13,9 @@ from app.cli.importing import import_app
 from app.cli.insights import insights_app
 from app.cli.kb import kb_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
+from app.cli.mcp import mcp_app
 from app.cli.search import search_command
+from app.cli.serve import serve_command, token_command
 
 cli = typer.Typer(
     name="strata",
@@ -54,6 +56,9 @@ cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("serve")(serve_command)
+cli.command("token")(token_command)
+cli.add_typer(mcp_app, name="mcp")
 
 
 def run() -> None:

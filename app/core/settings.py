@@ -38,7 +38,7 @@ class SearchSettings(BaseModel):
 
     default_limit: int = 10
     candidate_pool: int = 50
-    rrf_k: int = 60
+    rrf_k: int = 10
     min_raw_results_without_fallback: int = 3
 
 
