@@ -105,7 +105,7 @@ def upload_document(
 @router.get("/kb/documents", response_model=DocumentListOut, summary="List documents, newest first")
 def list_documents(
     limit: int = Query(50, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=2**62),  # SQLite integers are signed 64-bit
     services: Services = Depends(get_services),
 ) -> DocumentListOut:
     knowledge = services.knowledge
