@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 
 STATUS_BY_TYPE: dict[type[e.StrataError], int] = {
     e.StrataError: 500,
-    e.ConfigError: 500,
+    # A setting the user must fill in or fix: their request cannot succeed until they do.
+    e.ConfigError: 409,
     e.ModelError: 503,
     e.StorageError: 503,
     e.MigrationError: 503,

@@ -16,10 +16,10 @@ from starlette.applications import Starlette
 
 from app import __version__
 from app.bootstrap import Services
-from app.mcp.tools import kb, memory
+from app.mcp.tools import connectors, insights, kb, memory
 
 # One line per feature. Order is the order tools are listed to clients.
-TOOL_MODULES: tuple[ModuleType, ...] = (memory, kb)
+TOOL_MODULES: tuple[ModuleType, ...] = (memory, insights, connectors, kb)
 
 # Names from the specification owned by the knowledge-base issue (app/mcp/tools/knowledge_base.py);
 # nothing else may take them.

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.bootstrap import Services
+from app.api.deps import get_services
 from app.services.connector_service import ConnectorService
 
 router = APIRouter(tags=["connectors"])
 
 
 def get_connectors(request: Request) -> ConnectorService:
-    services: Services = request.app.state.services
+    services = get_services(request)
     assert services.connectors is not None, "bootstrap always builds the connector service"
     return services.connectors
 

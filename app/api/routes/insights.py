@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 
-from app.bootstrap import Services
+from app.api.deps import get_services
 
 router = APIRouter(tags=["insights"])
 
@@ -16,12 +16,6 @@ InsightId = Annotated[str, Path(min_length=1, max_length=64, description="insigh
 
 class FavoriteIn(BaseModel):
     favorite: bool = Field(True, description="false removes the favorite")
-
-
-def _services(request: Request) -> Services:
-    # Same as app.api.deps.get_services; read directly so this router has no other api dependency.
-    services: Services = request.app.state.services
-    return services
 
 
 @router.get("/insights", summary="List insights, ranked and filtered")
@@ -37,7 +31,7 @@ def list_insights(
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=100_000),
 ) -> dict[str, Any]:
-    service = _services(request).insights
+    service = get_services(request).insights
     if q:
         items = service.search(q, min(limit + offset, 500))[offset:]
     else:
@@ -54,14 +48,14 @@ def insights_brief(
     me: list[str] | None = Query(None, description="names you go by (default: insights.identities)"),
     limit: int = Query(20, ge=1, le=200),
 ) -> dict[str, Any]:
-    return _services(request).insights.brief(limit, me or None).to_dict()
+    return get_services(request).insights.brief(limit, me or None).to_dict()
 
 
 @router.get(
     "/insights/{insight_id}", summary="One insight with details, timeline and evidence (counts a view)"
 )
 def get_insight(request: Request, insight_id: InsightId) -> dict[str, Any]:
-    return _services(request).insights.get(insight_id).to_dict()
+    return get_services(request).insights.get(insight_id).to_dict()
 
 
 @router.post("/insights/{insight_id}/favorite", summary="Favorite or unfavorite an insight")
@@ -69,7 +63,7 @@ def favorite_insight(
     request: Request, insight_id: InsightId, body: FavoriteIn | None = None
 ) -> dict[str, Any]:
     value = True if body is None else body.favorite
-    return _services(request).insights.favorite(insight_id, value).to_dict(full=False)
+    return get_services(request).insights.favorite(insight_id, value).to_dict(full=False)
 
 
 @router.get(
@@ -78,4 +72,4 @@ def favorite_insight(
 def insight_trend(
     request: Request, insight_id: InsightId, days: int = Query(30, ge=1, le=365)
 ) -> dict[str, Any]:
-    return _services(request).insights.trend(insight_id, days)
+    return get_services(request).insights.trend(insight_id, days)
