@@ -23,6 +23,7 @@ from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
 from app.services.forgetting_service import ForgettingService, openai_client_factory
 from app.services.insights_service import InsightsService, build_insights_service
+from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.memory_service import MemoryService
 from connectors.secrets import open_secret_store
 
@@ -45,6 +46,7 @@ class Services:
     access: AccessTracker
     memory: MemoryService
     forgetting: ForgettingService
+    knowledge: KnowledgeService
     insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
@@ -121,6 +123,8 @@ def build_services(
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
+    memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(
         db,
         memory,
@@ -143,6 +147,7 @@ def build_services(
         access=access,
         memory=memory,
         forgetting=forgetting,
+        knowledge=knowledge,
         insights=build_insights_service(
             settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
         ),

@@ -62,6 +62,22 @@ class ForgettingSettings(BaseModel):
     retention: list[RetentionRuleSettings] = Field(default_factory=list)
 
 
+class KnowledgeBaseSettings(BaseModel):
+    """Knowledge-base limits and retrieval knobs (spec: 1000/200 chunks, 0.7 threshold, 5 hits)."""
+
+    max_file_bytes: int = 100 * 1024 * 1024
+    max_zip_entries: int = 10_000
+    max_zip_uncompressed_bytes: int = 512 * 1024 * 1024
+    max_zip_ratio: float = 200.0
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    similarity_threshold: float = 0.7
+    default_limit: int = 5
+    insert_batch_size: int = 1000
+    # Keyword (BM25) matches join the threshold-filtered vector hits; false = vector search only.
+    hybrid: bool = True
+
+
 class InsightSettings(BaseModel):
     """Insight generation and ranking. `identities` are the names "me" goes by in chats (open loops)."""
 
@@ -92,6 +108,7 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     forgetting: ForgettingSettings = Field(default_factory=ForgettingSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"
 
