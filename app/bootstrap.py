@@ -21,7 +21,9 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
+from app.services.forgetting_service import ForgettingService, openai_client_factory
 from app.services.insights_service import InsightsService, build_insights_service
+from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.memory_service import MemoryService
 from connectors.secrets import open_secret_store
 
@@ -43,6 +45,8 @@ class Services:
     processor: Processor
     access: AccessTracker
     memory: MemoryService
+    forgetting: ForgettingService
+    knowledge: KnowledgeService
     insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
@@ -104,6 +108,23 @@ def build_services(
         events=events,
         min_raw_results_without_fallback=settings.search.min_raw_results_without_fallback,
     )
+    forgetting = ForgettingService(
+        db,
+        processor,
+        vectors,
+        embedder,
+        clock,
+        user_id=settings.user_id,
+        settings=settings.forgetting,
+        llm=settings.llm,
+        llm_client_factory=openai_client_factory(settings.llm),
+        keywords=keywords,
+        rrf_k=settings.search.rrf_k,
+    )
+    # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
+    memory.fallback_sources.append(forgetting.search_summaries)
+    knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
+    memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(
         db,
         memory,
@@ -125,6 +146,8 @@ def build_services(
         processor=processor,
         access=access,
         memory=memory,
+        forgetting=forgetting,
+        knowledge=knowledge,
         insights=build_insights_service(
             settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
         ),

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Security
 from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
-from app.api.routes import connectors, health, insights, messages, search, stats
+from app.api.routes import connectors, forgetting, health, insights, kb, messages, search, stats
 from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
@@ -30,6 +30,8 @@ ROUTERS = (
     stats.router,
     insights.router,
     connectors.router,
+    forgetting.router,
+    kb.router,
 )
 
 DESCRIPTION = (
@@ -81,5 +83,13 @@ def create_app(
         )
     # The MCP app's single route (/mcp) joins our router directly, so `/mcp` needs no redirect.
     app.router.routes.extend(mcp_app.routes)
-    app.add_middleware(LocalGuard, token=token, policy=policy, max_body_bytes=settings.api.max_body_bytes)
+    # Multipart framing adds a little to the file itself.
+    upload_limit = settings.kb.max_file_bytes + 1024 * 1024
+    app.add_middleware(
+        LocalGuard,
+        token=token,
+        policy=policy,
+        max_body_bytes=settings.api.max_body_bytes,
+        upload_limits={f"{API_PREFIX}/kb/documents": upload_limit, f"{API_PREFIX}/import": upload_limit},
+    )
     return app

@@ -28,6 +28,7 @@ STATUS_BY_TYPE: dict[type[e.StrataError], int] = {
     e.InvalidInput: 400,
     e.PayloadTooLarge: 413,
     e.UnsupportedFormat: 415,
+    e.UnreadableDocument: 400,
     e.NotFound: 404,
     e.Conflict: 409,
     e.AuthError: 401,

@@ -163,11 +163,21 @@ def error_response(status: int, code: str, message: str, hint: str | None = None
 class LocalGuard:
     """ASGI middleware enforcing the host policy, the token and the request-size limit."""
 
-    def __init__(self, app: ASGIApp, *, token: str, policy: HostPolicy, max_body_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str,
+        policy: HostPolicy,
+        max_body_bytes: int,
+        upload_limits: dict[str, int] | None = None,
+    ) -> None:
         self.app = app
         self.token = token
         self.policy = policy
         self.max_body_bytes = max_body_bytes
+        # File uploads (documents, chat exports) may be far larger than an API call's body.
+        self.upload_limits = upload_limits or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -178,7 +188,8 @@ class LocalGuard:
         if rejection is not None:
             await rejection(scope, receive, send)
             return
-        await self._with_body_limit(scope, receive, send, headers)
+        limit = self.upload_limits.get(scope["path"], self.max_body_bytes)
+        await self._with_body_limit(scope, receive, send, headers, limit)
 
     def _check(self, scope: Scope, headers: Headers) -> JSONResponse | None:
         if not self.policy.host_allowed(headers.get("host")):
@@ -206,10 +217,12 @@ class LocalGuard:
             )
         return None
 
-    async def _with_body_limit(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+    async def _with_body_limit(
+        self, scope: Scope, receive: Receive, send: Send, headers: Headers, limit: int
+    ) -> None:
         declared = headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            await self._too_large()(scope, receive, send)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._too_large(limit)(scope, receive, send)
             return
         # Chunked bodies carry no length: buffer up to the limit before the app sees a byte.
         buffered = bytearray()
@@ -220,8 +233,8 @@ class LocalGuard:
                 replay.append(message)
                 break
             buffered.extend(message.get("body", b""))
-            if len(buffered) > self.max_body_bytes:
-                await self._too_large()(scope, receive, send)
+            if len(buffered) > limit:
+                await self._too_large(limit)(scope, receive, send)
                 return
             if not message.get("more_body", False):
                 replay.append({"type": "http.request", "body": bytes(buffered), "more_body": False})
@@ -234,10 +247,10 @@ class LocalGuard:
 
         await self.app(scope, replaying_receive, send)
 
-    def _too_large(self) -> JSONResponse:
+    def _too_large(self, limit: int) -> JSONResponse:
         return error_response(
             413,
             "payload_too_large",
-            f"request body exceeds {self.max_body_bytes} bytes",
+            f"request body exceeds {limit} bytes",
             "send smaller batches (settings: api.max_body_bytes)",
         )

@@ -9,8 +9,10 @@ import typer
 from app import __version__
 from app.cli.connectors import connectors_app
 from app.cli.context import state
+from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
+from app.cli.kb import kb_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
 from app.cli.search import search_command
@@ -51,6 +53,8 @@ def main(
 
 
 cli.add_typer(import_app, name="import")
+cli.add_typer(forget_app, name="forget")
+cli.add_typer(kb_app, name="kb")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)

@@ -9,6 +9,7 @@ from app.api.security import HostPolicy, load_or_create_token
 from app.api.server import check_bind_host, serve
 from app.cli.context import console, guarded, services, state
 from app.core.settings import load_settings
+from app.services.scheduling import JobHost
 
 
 def serve_command(
@@ -31,7 +32,14 @@ def serve_command(
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     console.print(f"Strata API on http://{shown}:{bind_port}/api (docs: /api/docs, MCP: /mcp)")
     console.print("[dim]Authorization: Bearer $(strata token)[/dim]")
-    serve(app, bind_host, bind_port, allow_remote=allow_remote, log_level=settings.log_level)
+    # `serve` is the headless host of the scheduler: forgetting, connector syncs, insights.
+    jobs = JobHost(svc)
+    job_ids = jobs.start()
+    console.print(f"[dim]scheduled jobs: {', '.join(job_ids) or 'none'}[/dim]")
+    try:
+        serve(app, bind_host, bind_port, allow_remote=allow_remote, log_level=settings.log_level)
+    finally:
+        jobs.stop()
 
 
 def token_command(ctx: typer.Context) -> None:

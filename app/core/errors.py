@@ -7,7 +7,8 @@
     │   └── MigrationError           schema could not be brought up to date
     ├── InvalidInput                 caller sent something we cannot accept
     │   ├── PayloadTooLarge          over a configured size limit
-    │   └── UnsupportedFormat        a file type we cannot read
+    │   ├── UnsupportedFormat        a file type we cannot read
+    │   └── UnreadableDocument       a supported type, but corrupt, encrypted or without text
     ├── NotFound                     the named record does not exist
     ├── Conflict                     duplicate upload, lock held, concurrent change
     ├── AuthError                    missing or wrong local token
@@ -64,6 +65,10 @@ class PayloadTooLarge(InvalidInput):
 
 class UnsupportedFormat(InvalidInput):
     code = "unsupported_format"
+
+
+class UnreadableDocument(InvalidInput):
+    code = "unreadable_document"
 
 
 class NotFound(StrataError):

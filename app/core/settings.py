@@ -42,6 +42,42 @@ class SearchSettings(BaseModel):
     min_raw_results_without_fallback: int = 3
 
 
+class RetentionRuleSettings(BaseModel):
+    """Per-channel retention for the forgetting engine: keep forever or custom thresholds (0–1)."""
+
+    channel: str
+    platform: str | None = None
+    keep_forever: bool = False
+    short_to_mid_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    mid_to_long_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ForgettingSettings(BaseModel):
+    """Forgetting engine schedule and limits (formula constants live in forgetting/constants.py)."""
+
+    enabled: bool = True
+    interval_minutes: int = Field(default=60, ge=1)
+    max_candidates_per_tier: int = Field(default=500, ge=3)
+    use_llm: bool = True
+    retention: list[RetentionRuleSettings] = Field(default_factory=list)
+
+
+class KnowledgeBaseSettings(BaseModel):
+    """Knowledge-base limits and retrieval knobs (spec: 1000/200 chunks, 0.7 threshold, 5 hits)."""
+
+    max_file_bytes: int = 100 * 1024 * 1024
+    max_zip_entries: int = 10_000
+    max_zip_uncompressed_bytes: int = 512 * 1024 * 1024
+    max_zip_ratio: float = 200.0
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    similarity_threshold: float = 0.7
+    default_limit: int = 5
+    insert_batch_size: int = 1000
+    # Keyword (BM25) matches join the threshold-filtered vector hits; false = vector search only.
+    hybrid: bool = True
+
+
 class InsightSettings(BaseModel):
     """Insight generation and ranking. `identities` are the names "me" goes by in chats (open loops)."""
 
@@ -70,7 +106,9 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     insights: InsightSettings = Field(default_factory=InsightSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    forgetting: ForgettingSettings = Field(default_factory=ForgettingSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"
 

@@ -16,10 +16,10 @@ from starlette.applications import Starlette
 
 from app import __version__
 from app.bootstrap import Services
-from app.mcp.tools import connectors, insights, memory
+from app.mcp.tools import connectors, forgetting, insights, kb, memory
 
 # One line per feature. Order is the order tools are listed to clients.
-TOOL_MODULES: tuple[ModuleType, ...] = (memory, insights, connectors)
+TOOL_MODULES: tuple[ModuleType, ...] = (memory, kb, insights, forgetting, connectors)
 
 # Names from the specification owned by the knowledge-base issue (app/mcp/tools/knowledge_base.py);
 # nothing else may take them.

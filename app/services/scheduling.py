@@ -1,7 +1,7 @@
 """Background jobs for whichever process hosts the scheduler (the desktop app, or `serve` headless).
 
-Each feature service that has periodic work exposes `schedule(scheduler)`; this module is the one
-list of those hooks, so both hosts register the same jobs.
+This module is the one list of periodic work, so both hosts run the same jobs: forgetting cycles,
+connector syncs (plus live gateway listeners) and insight generation.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-log = logging.getLogger(__name__)
+from apscheduler.schedulers.background import BackgroundScheduler
 
-# Services (attributes of the Services container) whose `schedule(scheduler)` registers their jobs.
-JOB_HOOKS = ("forgetting", "connectors", "insights", "knowledge")
+from app.services.insights_jobs import register_insights_job
+
+log = logging.getLogger(__name__)
 
 
 def register_jobs(scheduler: Any, services: Any) -> list[str]:
@@ -21,12 +22,45 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
     A feature whose registration fails is logged and skipped: one bad schedule must not stop
     the others (or the app) from running.
     """
-    for name in JOB_HOOKS:
-        hook = getattr(getattr(services, name, None), "schedule", None)
-        if not callable(hook):
-            continue
+    hooks = (
+        ("forgetting", lambda: services.forgetting.schedule(scheduler)),
+        ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
+        (
+            "insights",
+            lambda: register_insights_job(
+                scheduler, services.insights, minutes=services.settings.insights.schedule_minutes
+            ),
+        ),
+    )
+    for name, hook in hooks:
         try:
-            hook(scheduler)
+            hook()
         except Exception:
             log.exception("could not schedule the %s jobs", name)
     return [job.id for job in scheduler.get_jobs()]
+
+
+class JobHost:
+    """Owns the scheduler and live connector listeners of one process."""
+
+    def __init__(self, services: Any) -> None:
+        self.services = services
+        self.scheduler: Any = None
+
+    def start(self) -> list[str]:
+        self.scheduler = BackgroundScheduler(daemon=True)
+        job_ids = register_jobs(self.scheduler, self.services)
+        self.scheduler.start()
+        if self.services.connectors is not None:
+            try:
+                self.services.connectors.start_live()
+            except Exception:
+                log.exception("could not start live connectors")
+        return job_ids
+
+    def stop(self) -> None:
+        if self.services.connectors is not None:
+            self.services.connectors.stop_live()
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+            self.scheduler = None

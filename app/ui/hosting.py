@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from app.core.errors import ConfigError
-from app.services.scheduling import register_jobs
+from app.services.scheduling import JobHost
 
 log = logging.getLogger(__name__)
 
@@ -70,29 +70,21 @@ class ApiServerHost:
 
 
 class SchedulerHost:
-    """APScheduler in a background thread: one instance per job, missed runs coalesced.
+    """The app's scheduler: `app.services.scheduling.JobHost` (the same jobs `serve` runs).
 
-    Jobs come from `app.services.scheduling.register_jobs` (the same list `serve` uses).
-    The scheduler never touches Qt; views hear about job results through core change events.
+    APScheduler runs in its own thread and never touches Qt; views hear about job results
+    through core change events. Live connector listeners start and stop with it.
     """
 
     def __init__(self, services: Any) -> None:
-        self.services = services
-        self.scheduler: Any = None
+        self.host = JobHost(services)
 
-    def start(self) -> Any:
-        from apscheduler.schedulers.background import BackgroundScheduler
+    @property
+    def scheduler(self) -> Any:
+        return self.host.scheduler
 
-        self.scheduler = BackgroundScheduler(
-            job_defaults={"max_instances": 1, "coalesce": True, "misfire_grace_time": 3600},
-            daemon=True,
-        )
-        self.register(self.scheduler)
-        self.scheduler.start()
-        return self.scheduler
-
-    def register(self, scheduler: Any) -> list[str]:
-        return register_jobs(scheduler, self.services)
+    def start(self) -> list[str]:
+        return self.host.start()
 
     def jobs(self) -> list[tuple[str, str, Any]]:
         """(id, name, next run time) of every scheduled job, for the Settings screen."""
@@ -101,6 +93,4 @@ class SchedulerHost:
         return [(j.id, j.name, getattr(j, "next_run_time", None)) for j in self.scheduler.get_jobs()]
 
     def stop(self) -> None:
-        if self.scheduler is not None and self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
-        self.scheduler = None
+        self.host.stop()

@@ -1,18 +1,23 @@
-"""Feature jobs register on a real APScheduler scheduler through one function."""
-
-from __future__ import annotations
+"""The scheduler host registers every feature's periodic job exactly once."""
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from app.services.scheduling import JOB_HOOKS, register_jobs
+from app.bootstrap import Services
+from app.services.scheduling import JobHost, register_jobs
 
 
-def test_registers_the_jobs_of_every_present_feature(services):
-    scheduler = BackgroundScheduler(job_defaults={"max_instances": 1, "coalesce": True})
+def test_register_jobs_covers_forgetting_and_insights(services: Services) -> None:
+    scheduler = BackgroundScheduler()
     ids = register_jobs(scheduler, services)
-    assert ids == [job.id for job in scheduler.get_jobs()]
-    hooked = [n for n in JOB_HOOKS if callable(getattr(getattr(services, n, None), "schedule", None))]
-    if "forgetting" in hooked:  # the forgetting engine always has its periodic run
-        assert any("forget" in i for i in ids)
-    if not hooked:  # memory alone schedules nothing
-        assert ids == []
+    assert "insights.generate" in ids
+    assert any("forget" in job_id for job_id in ids)
+    for job in scheduler.get_jobs():
+        assert job.max_instances == 1 and job.coalesce
+
+
+def test_job_host_starts_and_stops(services: Services) -> None:
+    host = JobHost(services)
+    ids = host.start()
+    assert host.scheduler is not None and host.scheduler.running and ids
+    host.stop()
+    assert host.scheduler is None

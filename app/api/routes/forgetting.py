@@ -1,0 +1,111 @@
+"""Forgetting over REST: GET /api/forgetting/status, POST /api/forgetting/run and /preview."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.deps import get_services
+
+router = APIRouter(tags=["forgetting"])
+
+MAX_PREVIEW_GROUPS = 500
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+
+class RunIn(_Model):
+    user_id: str | None = Field(
+        default=None, alias="userId", max_length=64, description="default: configured user"
+    )
+    dry_run: bool = Field(default=False, alias="dryRun", description="plan only, change nothing")
+
+
+class PreviewIn(_Model):
+    user_id: str | None = Field(default=None, alias="userId", max_length=64)
+    details: bool = Field(default=True, description="include per-record decisions and summary drafts")
+    max_groups: int = Field(default=100, alias="maxGroups", ge=1, le=MAX_PREVIEW_GROUPS)
+
+
+class TierCountsOut(_Model):
+    tier: str
+    evaluated: int
+    promoted: int
+    archived: int
+    summarized: int
+    skipped: int
+    deferred: int
+    failed: int
+
+
+class RunOut(_Model):
+    runId: str | None
+    userId: str
+    status: str = Field(
+        description="completed | completed_with_errors | skipped_locked | dry_run | failed | …"
+    )
+    dryRun: bool
+    trigger: str
+    startedAt: str | None
+    finishedAt: str | None
+    durationMs: int | None
+    tiers: list[TierCountsOut]
+    totals: dict[str, int]
+    summaries: int
+    summaryIds: list[str]
+    errors: list[dict[str, Any]]
+    message: str
+
+
+class StatusOut(_Model):
+    userId: str
+    enabled: bool
+    intervalMinutes: int
+    llmSummaries: bool
+    scheduler: dict[str, Any]
+    nextRun: str | None
+    lastRun: RunOut | None
+    recentRuns: list[RunOut]
+    lock: dict[str, Any] | None
+    pendingCandidates: dict[str, int]
+    summaries: int
+
+
+class PreviewOut(_Model):
+    userId: str
+    now: str | None
+    tiers: list[TierCountsOut]
+    groups: list[dict[str, Any]]
+    errors: list[dict[str, Any]]
+    truncated: bool
+
+
+_services = get_services
+
+
+@router.get("/forgetting/status", response_model=StatusOut, summary="Forgetting schedule, last run, lock")
+def forgetting_status(request: Request, user_id: str | None = None) -> dict[str, Any]:
+    return _services(request).forgetting.status(user_id)
+
+
+@router.post("/forgetting/run", response_model=RunOut, summary="Run one forgetting cycle now")
+def forgetting_run(request: Request, body: RunIn | None = None) -> dict[str, Any]:
+    body = body or RunIn()
+    report = _services(request).forgetting.run(body.user_id, dry_run=body.dry_run, trigger="api")
+    return report.to_dict()
+
+
+@router.post(
+    "/forgetting/preview", response_model=PreviewOut, summary="What a run would do, without doing it"
+)
+def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[str, Any]:
+    body = body or PreviewIn()
+    plan = _services(request).forgetting.preview(body.user_id)
+    data = plan.to_dict(details=body.details)
+    data["truncated"] = len(data["groups"]) > body.max_groups
+    data["groups"] = data["groups"][: body.max_groups]
+    return data

@@ -1,0 +1,88 @@
+"""Knowledge-base tools with the specification's names and arguments.
+
+searchKnowledgeBase(query, limit, documentIds?), getFullDocumentContent(documentId),
+listKnowledgeBaseDocuments(limit). getFullDocumentContent also takes an optional `offset` so a
+long document can be read in bounded pages (a 100-page PDF is ~250,000 characters).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from app.bootstrap import Services
+from app.core.clock import iso
+from app.mcp.errors import strata_tool
+
+FULL_TEXT_PAGE_CHARS = 40_000  # ~10k tokens per call
+
+SEARCH_DESCRIPTION = """Semantic search across the user's uploaded documents (knowledge base: PDF, Word,
+PowerPoint, Excel, CSV, text, Markdown, HTML, Apple iWork), split into ~1000-character chunks.
+
+Use it when the user asks about the content of their files, reports, slides, spreadsheets or notes
+they uploaded, or about their own stated preferences (kept in the document memory.txt).
+Returns the best chunks (default 5) with `documentId`, `fileName`, `chunkIndex`, location
+(`page`, `slide`, `sheet`, `heading` when known), `score` and `similarity`. Chunks need a cosine
+similarity of 0.7 or an exact keyword match. Pass `documentIds` to search only some documents;
+call getFullDocumentContent with a `documentId` to read the whole document."""
+
+FULL_DESCRIPTION = """The complete extracted text of one knowledge-base document, by the `documentId`
+from searchKnowledgeBase or listKnowledgeBaseDocuments, with its metadata (file name, type, title,
+author, pages…). Pages, slides and sheets are marked in the text as [Page n], [Slide n], [Sheet x].
+Long documents come in pages of 40,000 characters: if `next_offset` is set, call again with it."""
+
+LIST_DESCRIPTION = """The most recently uploaded knowledge-base documents: `id`, `fileName`, type,
+size, number of chunks, upload time and extracted metadata (title, author, pages). Use it to find
+a document's id, or to see what the user has uploaded."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+def register(server: MCPServer, services: Services) -> None:
+    knowledge = services.knowledge
+
+    @strata_tool
+    def searchKnowledgeBase(  # the specification's tool name (camelCase)
+        query: Annotated[str, Field(min_length=1, max_length=4000, description="what to look for")],
+        limit: Annotated[int, Field(ge=1, le=50, description="chunks to return")] = 5,
+        documentIds: Annotated[  # the specification's argument name
+            list[str] | None, Field(max_length=200, description="only search these document ids")
+        ] = None,
+    ) -> dict[str, Any]:
+        hits = knowledge.search(query, limit, documentIds or None)
+        return {"query": query, "results": [h.to_dict() for h in hits]}
+
+    @strata_tool
+    def getFullDocumentContent(
+        documentId: Annotated[str, Field(min_length=1, max_length=64, description="the document's id")],
+        offset: Annotated[int, Field(ge=0, description="character offset, from next_offset")] = 0,
+    ) -> dict[str, Any]:
+        document = knowledge.get(documentId)
+        text = document.content
+        end = min(len(text), offset + FULL_TEXT_PAGE_CHARS)
+        info = document.info
+        return {
+            "documentId": info.id,
+            "fileName": info.file_name,
+            "contentType": info.content_type,
+            "uploadedAt": iso(info.uploaded_at),
+            "metadata": info.metadata,
+            "totalChars": len(text),
+            "offset": offset,
+            "content": text[offset:end],
+            "next_offset": end if end < len(text) else None,
+        }
+
+    @strata_tool
+    def listKnowledgeBaseDocuments(
+        limit: Annotated[int, Field(ge=1, le=200, description="how many documents")] = 20,
+    ) -> dict[str, Any]:
+        documents = knowledge.list_documents(limit)
+        return {"documents": [d.to_dict() for d in documents], "total": knowledge.count()}
+
+    server.add_tool(searchKnowledgeBase, description=SEARCH_DESCRIPTION, annotations=READ_ONLY)
+    server.add_tool(getFullDocumentContent, description=FULL_DESCRIPTION, annotations=READ_ONLY)
+    server.add_tool(listKnowledgeBaseDocuments, description=LIST_DESCRIPTION, annotations=READ_ONLY)

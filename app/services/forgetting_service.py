@@ -1,0 +1,229 @@
+"""Forgetting use cases for every shell: preview, run, status, undo, schedule, summary fallback search."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func, select
+
+from app.core.clock import Clock, iso
+from app.core.domain import SearchHit
+from app.core.embeddings.base import Embedder
+from app.core.errors import InvalidInput
+from app.core.processor import Processor
+from app.core.search.messages import MessageQuery
+from app.core.settings import ForgettingSettings, LLMSettings
+from app.core.storage.db import Database
+from app.core.storage.keyword import KeywordIndex
+from app.core.storage.models import MemorySummaryRow
+from app.core.storage.vectors import VectorStore
+from forgetting import lock as locks
+from forgetting import schedule, store
+from forgetting.config import ForgetConfig, RetentionOverride
+from forgetting.llm_summarizer import LLMSummarizer
+from forgetting.planner import ForgetPlan
+from forgetting.runner import ForgetRunner
+from forgetting.runs import DISABLED, RunReport, UndoReport
+from forgetting.summarizer import Summarizer
+from forgetting.summary_index import SummaryIndex
+
+log = logging.getLogger(__name__)
+
+LLMClientFactory = Callable[[], Any]
+
+
+def config_from_settings(settings: ForgettingSettings) -> ForgetConfig:
+    return ForgetConfig(
+        max_candidates_per_tier=settings.max_candidates_per_tier,
+        retention=tuple(
+            RetentionOverride(
+                channel=r.channel,
+                platform=r.platform,
+                keep_forever=r.keep_forever,
+                short_to_mid_threshold=r.short_to_mid_threshold,
+                mid_to_long_threshold=r.mid_to_long_threshold,
+            )
+            for r in settings.retention
+        ),
+    )
+
+
+def openai_client_factory(llm: LLMSettings) -> LLMClientFactory | None:
+    """An `openai.OpenAI` for the configured endpoint, or None when no LLM is configured."""
+    if not llm.enabled:
+        return None
+
+    def build() -> Any:
+        import openai  # heavy: only when a summary is actually wanted
+
+        key = os.environ.get("STRATA_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        return openai.OpenAI(base_url=llm.base_url, api_key=key, timeout=llm.timeout_seconds, max_retries=1)
+
+    return build
+
+
+class ForgettingService:
+    def __init__(
+        self,
+        db: Database,
+        processor: Processor,
+        vectors: VectorStore,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        user_id: str,
+        settings: ForgettingSettings | None = None,
+        llm: LLMSettings | None = None,
+        llm_client_factory: LLMClientFactory | None = None,
+        keywords: KeywordIndex | None = None,
+        rrf_k: int = 60,
+    ) -> None:
+        self.db = db
+        self.clock = clock
+        self.user_id = user_id
+        self.settings = settings or ForgettingSettings()
+        self.llm = llm or LLMSettings()
+        self.llm_client_factory = llm_client_factory
+        self.config = config_from_settings(self.settings)
+        keywords = keywords or KeywordIndex()
+        self.summaries = SummaryIndex(db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k)
+        self.runner = ForgetRunner(
+            db,
+            clock,
+            processor,
+            self.summaries,
+            config=self.config,
+            keywords=keywords,
+            llm_summarizer=self._llm_summarizer,
+        )
+        self._job: Any = None
+
+    # -- use cases ----------------------------------------------------------------------------
+    def preview(self, user_id: str | None = None) -> ForgetPlan:
+        return self.runner.preview(user_id or self.user_id)
+
+    def run(self, user_id: str | None = None, *, dry_run: bool = False, trigger: str = "manual") -> RunReport:
+        return self.runner.run(user_id or self.user_id, dry_run=dry_run, trigger=trigger)
+
+    def run_all(self, *, trigger: str = "schedule") -> list[RunReport]:
+        """One run per user that has messages (the scheduled job)."""
+        if not self.settings.enabled:
+            now = self.clock.now_ms()
+            return [
+                RunReport(
+                    None,
+                    self.user_id,
+                    DISABLED,
+                    False,
+                    trigger,
+                    now,
+                    now,
+                    message="forgetting is disabled in settings ([forgetting] enabled = false)",
+                )
+            ]
+        with self.db.read() as session:
+            users = store.user_ids(session) or [self.user_id]
+        return [self.run(u, trigger=trigger) for u in users]
+
+    def undo(self, run_id: str) -> UndoReport:
+        if not run_id or not run_id.strip():
+            raise InvalidInput("a run id is needed", hint="`strata forget status` lists recent runs")
+        return self.runner.undo(run_id.strip())
+
+    def runs(self, user_id: str | None = None, limit: int = 10) -> list[RunReport]:
+        with self.db.read() as session:
+            return [RunReport.from_row(r) for r in store.last_runs(session, user_id or self.user_id, limit)]
+
+    def status(self, user_id: str | None = None) -> dict[str, Any]:
+        user = user_id or self.user_id
+        now = self.clock.now_ms()
+        recent = self.runs(user, limit=5)
+        with self.db.read() as session:
+            pending = store.candidate_counts(session, user, self.config, now)
+            summaries = session.scalar(
+                select(func.count()).select_from(MemorySummaryRow).where(MemorySummaryRow.user_id == user)
+            )
+        held = locks.current(self.db, user)
+        sched = schedule.describe(self.db, self.clock)
+        return {
+            "userId": user,
+            "enabled": self.settings.enabled,
+            "intervalMinutes": self.settings.interval_minutes,
+            "llmSummaries": bool(self.settings.use_llm and self._llm_configured()),
+            "scheduler": {
+                **sched,
+                "nextRunAt": iso(sched["nextRunAt"]),
+                "lastScheduledRunAt": iso(sched["lastScheduledRunAt"]),
+            },
+            "nextRun": iso(sched["nextRunAt"]),
+            "lastRun": recent[0].to_dict() if recent else None,
+            "recentRuns": [r.to_dict() for r in recent],
+            "lock": ({**held.to_dict(), "active": held.expires_at > now} if held else None),
+            "pendingCandidates": pending,
+            "summaries": int(summaries or 0),
+        }
+
+    def search_summaries(self, query: MessageQuery) -> list[SearchHit]:
+        """Fallback hit source for memory search when raw hits are few (minRawResultsWithoutFallback)."""
+        return self.summaries.search(query.user_id, query.text, query.filters, query.limit)
+
+    # -- schedule -----------------------------------------------------------------------------
+    def schedule(self, scheduler: Any, *, first_run_in_seconds: float | None = 60) -> Any:
+        """Register the hourly (configurable) job on the host's APScheduler; None when disabled."""
+        if not self.settings.enabled:
+            return None
+        self._job = schedule.register(
+            scheduler,
+            self.run_scheduled,
+            interval_minutes=self.settings.interval_minutes,
+            first_run_in_seconds=first_run_in_seconds,
+        )
+        schedule.record(
+            self.db,
+            self.clock,
+            interval_minutes=self.settings.interval_minutes,
+            next_run_at=schedule.next_fire_ms(self._job),
+        )
+        return self._job
+
+    def unschedule(self) -> None:
+        if self._job is not None:
+            schedule.forget_host(self.db)
+            self._job = None
+
+    def run_scheduled(self) -> list[RunReport]:
+        reports: list[RunReport] = []
+        try:
+            reports = self.run_all(trigger="schedule")
+        except Exception:  # the scheduler thread must survive a bad cycle; the next one retries
+            log.exception("scheduled forgetting run failed")
+        status = ",".join(sorted({r.status for r in reports})) or "failed"
+        # Not scheduler.get_job(): it takes the job-store lock that shutdown() holds while waiting
+        # for this very job, a deadlock. An interval job's next run is one interval from now.
+        next_at = self.clock.now_ms() + self.settings.interval_minutes * 60_000
+        schedule.record(
+            self.db,
+            self.clock,
+            interval_minutes=self.settings.interval_minutes,
+            next_run_at=next_at,
+            last_status=status[:32],
+            ran=True,
+        )
+        return reports
+
+    # -- LLM ----------------------------------------------------------------------------------
+    def _llm_configured(self) -> bool:
+        return self.llm_client_factory is not None
+
+    def _llm_summarizer(self) -> Summarizer | None:
+        if not (self.settings.use_llm and self.llm_client_factory is not None):
+            return None
+        try:
+            client = self.llm_client_factory()
+        except Exception as exc:  # a broken LLM config falls back to rules, reported in the log
+            log.warning("LLM client unavailable, using rule-based summaries: %s", exc)
+            return None
+        return LLMSummarizer(client, self.llm.model, max_key_points=self.config.max_key_points)

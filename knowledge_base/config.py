@@ -1,0 +1,46 @@
+"""The knowledge base's knobs as one frozen value, built from settings in the composition root."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.core.settings import KnowledgeBaseSettings
+from knowledge_base.guards import Limits
+
+CHUNK_KIND = "chunk"  # keyword-index kind and vector-collection prefix
+VECTOR_COLUMNS = ("user_id", "document_id")
+
+
+@dataclass(frozen=True, slots=True)
+class KbConfig:
+    user_id: str = "local"
+    limits: Limits = field(default_factory=Limits)
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    similarity_threshold: float = 0.7
+    default_limit: int = 5
+    max_limit: int = 100
+    insert_batch_size: int = 1000
+    embed_batch_size: int = 64
+    hybrid: bool = True
+    candidate_pool: int = 50
+    rrf_k: int = 60
+
+    @classmethod
+    def from_settings(cls, kb: KnowledgeBaseSettings, *, user_id: str, rrf_k: int = 60) -> KbConfig:
+        return cls(
+            user_id=user_id,
+            limits=Limits(
+                max_file_bytes=kb.max_file_bytes,
+                max_zip_entries=kb.max_zip_entries,
+                max_zip_uncompressed_bytes=kb.max_zip_uncompressed_bytes,
+                max_zip_ratio=kb.max_zip_ratio,
+            ),
+            chunk_size=kb.chunk_size,
+            chunk_overlap=kb.chunk_overlap,
+            similarity_threshold=kb.similarity_threshold,
+            default_limit=kb.default_limit,
+            insert_batch_size=kb.insert_batch_size,
+            hybrid=kb.hybrid,
+            rrf_k=rrf_k,
+        )

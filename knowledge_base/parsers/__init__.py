@@ -1,0 +1,1 @@
+"""One parser per format: bytes in, a ParsedDocument of located sections out."""

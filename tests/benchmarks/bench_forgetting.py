@@ -1,0 +1,188 @@
+"""Forgetting cycle time at 10k and 100k records with 500 candidates per tier (and how it scales).
+
+Run: .venv/bin/python tests/benchmarks/bench_forgetting.py [--sizes 10000 100000] [--candidates 500]
+
+Rows are bulk-inserted straight into SQLite (plus their vectors into LanceDB) so the set-up is
+quick; the cycle itself goes through the real service: lock, index-driven scan, plan with
+rule-based summaries, one transaction per group, re-embedding of promoted rows, summary vectors.
+Non-candidates (young short-tier rows, long-tier rows, archived rows) fill the rest, so the
+figures show whether cost follows the candidates or the table size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import insert
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.bootstrap import build_services
+from app.core.clock import DAY_MS, FixedClock
+from app.core.embeddings.hashing import HashingEmbedder
+from app.core.processor import vector_columns
+from app.core.settings import EmbeddingSettings, Settings
+from app.core.storage.messages import vector_key
+from app.core.storage.models import RawMessageRow, User
+
+NOW = 1_772_409_600_000
+GROUP = 5
+WORDS = [
+    "budget",
+    "launch",
+    "invoice",
+    "deadline",
+    "review",
+    "design",
+    "hiring",
+    "roadmap",
+    "bug",
+    "customer",
+    "release",
+    "meeting",
+    "migration",
+    "ledger",
+    "beta",
+    "export",
+    "metrics",
+    "onboarding",
+    "incident",
+    "followup",
+    "contract",
+    "pricing",
+]
+
+
+def _text(rng: random.Random) -> str:
+    words = rng.sample(WORDS, 6)
+    return f"We discussed the {words[0]} and the {words[1]}. {words[2].title()} needs a {words[3]} by Friday."
+
+
+def populate(svc, total: int, candidates: int, rng: random.Random) -> None:
+    rows = []
+
+    def add(stage: str, age_days: float, channel: str, archived: bool = False) -> None:
+        ts = NOW - int(age_days * DAY_MS)
+        rows.append(
+            {
+                "message_id": f"b{len(rows)}",
+                "platform": "slack",
+                "user_id": "local",
+                "bot_id": None,
+                "channel": channel,
+                "person": "team",
+                "timestamp": ts,
+                "created_at": ts,
+                "content": _text(rng),
+                "attachments": [],
+                "metadata_": {},
+                "memory_stage": stage,
+                "access_count": rng.choice([0, 0, 1, 9]),
+                "importance_score": None,
+                "archived_at": NOW if archived else None,
+                "is_pinned": False,
+                "text_hash": "",
+                "embedding_model": svc.embedder.model_id,
+                "embedding_content_hash": "bench",
+                "embedding_dimensions": svc.embedder.dimensions,
+            }
+        )
+
+    # Candidates: groups of 5 in distinct (day, channel) buckets.
+    for tier, first_day in (("short", 8), ("mid", 91)):
+        for g in range(candidates // GROUP):
+            for i in range(GROUP):
+                add(tier, first_day + 0.5 + g // 20 * (1 if tier == "short" else 7) + i / 1000, f"c{g % 20}")
+    filler = total - len(rows)
+    for i in range(filler):
+        kind = i % 3
+        if kind == 0:
+            add("short", rng.uniform(0, 6.9), f"c{i % 50}")  # too young
+        elif kind == 1:
+            add("long", rng.uniform(200, 900), f"c{i % 50}")  # no further tier
+        else:
+            add("short", rng.uniform(8, 400), f"c{i % 50}", archived=True)  # already archived
+    with svc.db.write() as session:
+        if session.get(User, "local") is None:
+            session.add(User(id="local", display_name="local", created_at=NOW))
+            session.flush()
+        for start in range(0, len(rows), 5000):
+            session.execute(insert(RawMessageRow), rows[start : start + 5000])
+    # Vectors for every row, so LanceDB updates run against a full-size table.
+    with svc.db.read() as session:
+        stored = list(session.query(RawMessageRow))
+    vectors = (
+        np.random.default_rng(1).standard_normal((len(stored), svc.embedder.dimensions)).astype(np.float32)
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    svc.processor.collection.upsert(
+        [vector_key(r.id) for r in stored], vectors, [vector_columns(r) for r in stored]
+    )
+
+
+def bench(total: int, candidates: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), embedding=EmbeddingSettings(provider="hashing"))
+        settings.forgetting.max_candidates_per_tier = max(candidates, 3)
+        svc = build_services(settings, clock=FixedClock(NOW), embedder=HashingEmbedder(), repair=False)
+        try:
+            t0 = time.perf_counter()
+            populate(svc, total, candidates, random.Random(total))
+            setup = time.perf_counter() - t0
+            t0, c0 = time.perf_counter(), time.process_time()
+            preview = svc.forgetting.preview()
+            plan_s, plan_cpu = time.perf_counter() - t0, time.process_time() - c0
+            t0, c0 = time.perf_counter(), time.process_time()
+            report = svc.forgetting.run(trigger="bench")
+            cycle, cycle_cpu = time.perf_counter() - t0, time.process_time() - c0
+            assert report.status == "completed", report
+            t = report.to_dict()["totals"]
+            return {
+                "records": total,
+                "candidates/tier": candidates,
+                "evaluated": t["evaluated"],
+                "summaries": t["summarized"],
+                "promoted": t["promoted"],
+                "archived": t["archived"],
+                "groups": len(preview.groups),
+                "setup_s": setup,
+                "preview_s": plan_s,
+                "cycle_s": cycle,
+                "preview_cpu": plan_cpu,
+                "cycle_cpu": cycle_cpu,
+            }
+        finally:
+            svc.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--candidates", type=int, nargs="+", default=[500])
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        "| records | candidates/tier | evaluated | summaries | promoted | archived "
+        "| preview wall s | preview CPU s | cycle wall s | cycle CPU s |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for size in args.sizes:
+        for cand in args.candidates:
+            r = bench(size, cand)
+            print(
+                f"| {r['records']:,} | {r['candidates/tier']} | {r['evaluated']} | {r['summaries']} | "
+                f"{r['promoted']} | {r['archived']} | {r['preview_s']:.2f} | {r['preview_cpu']:.2f} | "
+                f"{r['cycle_s']:.2f} | {r['cycle_cpu']:.2f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
