@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from app.ui.app import AppHost
-from app.ui.hosting import ApiServerHost
+from app.ui.hosting import ApiServerHost, SchedulerHost
 from tests.ui.helpers import open_window
 
 pytest.importorskip("app.api.app", reason="REST API not merged yet")
@@ -42,3 +42,14 @@ def test_settings_toggle_starts_and_stops_the_server(qtbot, services):
     text = services.settings.layout.settings_file.read_text(encoding="utf-8")
     assert "enabled_in_app = false" in text and f"port = {port}" in text
     assert window.ctx.guard.violations == []
+
+
+def test_app_scheduler_runs_the_shared_jobs(services):
+    host = SchedulerHost(services)
+    try:
+        ids = host.start()
+        assert any("forget" in i for i in ids)
+        assert [j[0] for j in host.jobs()] == ids
+    finally:
+        host.stop()
+    assert host.jobs() == []
