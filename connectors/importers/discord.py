@@ -14,6 +14,7 @@ from typing import Any
 
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
+from connectors.ids import discord_message_id
 from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
 from connectors.importers.jsonstream import JsonStream
 
@@ -26,10 +27,6 @@ _SYSTEM_TYPES = {
     "GuildMemberJoin": "joined the server",
     "ThreadCreated": "started a thread",
 }
-
-
-def discord_message_id(channel_id: str, message_id: str) -> str:
-    return f"discord:{channel_id}:{message_id}"
 
 
 class DiscordExportImporter:
@@ -142,14 +139,17 @@ def _message(
         return None
     metadata = dict(base_meta)
     metadata["type"] = kind
-    metadata["author_id"] = author.get("id")
+    metadata["person_id"] = author.get("id")
     if raw.get("timestampEdited"):
+        metadata["edited"] = True
         metadata["edited_at"] = raw["timestampEdited"]
     if raw.get("isPinned"):
         metadata["pinned"] = True
     reference = raw.get("reference") or {}
     if reference.get("messageId"):
-        metadata["reply_to"] = reference["messageId"]
+        metadata["reply_to"] = discord_message_id(
+            reference.get("channelId") or channel_id, reference["messageId"]
+        )
     if raw.get("mentions"):
         metadata["mentions"] = [
             m.get("nickname") or m.get("name") for m in raw["mentions"] if isinstance(m, dict)

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from app.core.domain import Attachment, RawMessage
+from connectors.ids import slack_message_id
 from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
 
 PLATFORM = "slack"
@@ -30,10 +31,6 @@ _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 _MARKUP = re.compile(r"<([@#!])?([^<>|]+)(?:\|([^<>]*))?>")
 # Deleted thread parents and similar placeholders carry no user content.
 _SKIPPED_SUBTYPES = {"tombstone", "message_deleted"}
-
-
-def slack_message_id(team: str, channel_id: str, ts: str) -> str:
-    return f"slack:{team}:{channel_id}:{ts}"
 
 
 def ts_to_ms(ts: str) -> int:
@@ -211,22 +208,27 @@ class SlackExportImporter:
         if not content:
             log.skip("empty message")
             return None
+        # The live connector's keys (team, channel_id, person_id, thread_id, edited, email) plus extras.
         metadata: dict[str, Any] = {
-            "channel_id": channel_id,
             "team": team,
+            "channel_id": channel_id,
             "ts": ts,
             "source": "slack_export",
         }
+        if raw.get("user") or raw.get("bot_id"):
+            metadata["person_id"] = raw.get("user") or raw.get("bot_id")
+        email = ((users.get(str(raw.get("user"))) or {}).get("profile") or {}).get("email")
+        if email:
+            metadata["email"] = email
         if subtype:
             metadata["subtype"] = subtype
         if raw.get("thread_ts"):
-            metadata["thread_ts"] = raw["thread_ts"]
+            metadata["thread_id"] = raw["thread_ts"]
             if raw["thread_ts"] != ts:
                 metadata["parent_ts"] = raw["thread_ts"]
         if isinstance(raw.get("edited"), dict):
+            metadata["edited"] = True
             metadata["edited_ts"] = raw["edited"].get("ts")
-        if raw.get("user"):
-            metadata["user_id"] = raw["user"]
         return RawMessage(
             platform=PLATFORM,
             message_id=slack_message_id(team, channel_id, ts),
@@ -272,7 +274,7 @@ def _person(raw: dict[str, Any], users: dict[str, dict[str, Any]]) -> str:
 def _dm_name(conv: dict[str, Any], users: dict[str, dict[str, Any]]) -> str:
     members = conv.get("members") or ([conv["user"]] if conv.get("user") else [])
     names = [user_name(users.get(str(m))) or str(m) for m in members]
-    return "dm: " + ", ".join(names) if names else str(conv["id"])
+    return "dm:" + ", ".join(names) if names else str(conv["id"])
 
 
 def render_markup(text: str, users: dict[str, dict[str, Any]]) -> str:

@@ -4,7 +4,9 @@ Ids are `telegram:<chat>:<message>` with `<chat>` exactly as the Bot API (and so
 bot connector) reports it. Telegram Desktop writes bare peer ids, so they are normalized by
 chat type (see `bot_api_chat_id`): supergroups and channels become `-100<id>`, basic groups
 `-<id>`, private chats stay the user id. An export and a live sync of the same chat therefore
-produce identical ids and never duplicate.
+produce identical ids and never duplicate. (Telegram numbers messages per account in private
+chats and basic groups, so there a bot and the exporting user see different message ids; in
+supergroups and channels, where bots usually live, the ids are shared.)
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from typing import Any
 
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
+from connectors.ids import telegram_chat_id_from_export, telegram_message_id
 from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "telegram"
-_SUPERGROUP_TYPES = {"private_supergroup", "public_supergroup", "private_channel", "public_channel"}
-_BASIC_GROUP_TYPES = {"private_group"}
+_PRIVATE_TYPES = {"personal_chat", "bot_chat"}
 _MEDIA_LABELS = {
     "sticker": "sticker",
     "voice_message": "voice message",
@@ -32,21 +34,21 @@ _MEDIA_LABELS = {
 }
 
 
-def bot_api_chat_id(export_id: int | str, chat_type: str | None) -> str:
+def bot_api_chat_id(export_id: int | str, chat_type: str | None) -> int:
     """The chat id the Bot API uses for a chat that Telegram Desktop exported as `export_id`."""
-    value = int(export_id)
-    if value < 0:  # already in Bot API form (hand-made or converted exports)
-        return str(value)
-    if chat_type in _SUPERGROUP_TYPES:
-        return f"-100{value}"
-    if chat_type in _BASIC_GROUP_TYPES:
-        return str(-value)
-    return str(value)
+    return telegram_chat_id_from_export(int(export_id), str(chat_type or ""))
 
 
-def telegram_message_id(chat_id: int | str, message_id: int | str) -> str:
-    """The platform-wide message id shared by the importer and the live bot connector."""
-    return f"telegram:{chat_id}:{message_id}"
+def bot_api_peer_id(from_id: str) -> int | None:
+    """Export sender ids ("user123", "channel456", "chat789") in the Bot API's signed form."""
+    for prefix, convert in (
+        ("user", int),
+        ("channel", lambda v: int(f"-100{v}")),
+        ("chat", lambda v: -int(v)),
+    ):
+        if from_id.startswith(prefix) and from_id[len(prefix) :].isdigit():
+            return convert(from_id[len(prefix) :])
+    return None
 
 
 def render_text(text: Any) -> str:
@@ -136,6 +138,8 @@ class TelegramExportImporter:
         except (TypeError, ValueError):
             raise stream.error(f"{entry} has a non-numeric id {chat['id']!r}") from None
         chat_name = str(chat.get("name") or chat.get("type") or chat_id)
+        if chat.get("type") in _PRIVATE_TYPES:
+            chat_name = f"dm:{chat_name}"  # as the live bot names private chats (no title there)
         for index in stream.items():
             raw = stream.value()
             where = f"{entry} '{chat_name}', message {index + 1}"
@@ -155,20 +159,25 @@ class TelegramExportImporter:
                 yield message
 
     def _message(
-        self, raw: dict[str, Any], chat_id: str, chat_name: str, chat_type: Any, log: ImportLog
+        self, raw: dict[str, Any], chat_id: int, chat_name: str, chat_type: Any, log: ImportLog
     ) -> RawMessage | None:
         msg_id = int(raw["id"])
         kind = raw.get("type", "message")
         timestamp = self._timestamp(raw)
-        metadata: dict[str, Any] = {"chat_id": chat_id, "chat_type": chat_type, "source": "telegram_export"}
+        # Same keys as the live connector's metadata, plus what only the export knows.
+        metadata: dict[str, Any] = {
+            "chat_id": chat_id,
+            "channel_id": chat_id,
+            "chat_type": chat_type,
+            "source": "telegram_export",
+        }
         attachments: list[Attachment] = []
         if kind == "service":
             person = str(raw.get("actor") or "Telegram")
             action = str(raw.get("action") or "service")
             content = _service_text(person, action, raw)
             metadata["service"] = action
-            if raw.get("actor_id"):
-                metadata["from_id"] = raw["actor_id"]
+            sender_id = str(raw.get("actor_id") or "")
         else:
             # `from` is null for deleted accounts; channel posts carry the channel name instead.
             person = str(raw.get("from") or ("Deleted Account" if "from" in raw else chat_name))
@@ -177,11 +186,17 @@ class TelegramExportImporter:
             content = nonempty(render_text(raw.get("text", "")), *media)
             if raw.get("poll"):
                 content = nonempty(content, "poll: " + str(raw["poll"].get("question", "")))
-            if raw.get("from_id"):
-                metadata["from_id"] = raw["from_id"]
-            for key in ("reply_to_message_id", "forwarded_from", "via_bot", "edited"):
+            sender_id = str(raw.get("from_id") or "")
+            if raw.get("reply_to_message_id") is not None:
+                metadata["reply_to"] = telegram_message_id(chat_id, raw["reply_to_message_id"])
+            if raw.get("edited"):
+                metadata["edited"] = True
+                metadata["edited_at"] = raw["edited"]
+            for key in ("forwarded_from", "via_bot"):
                 if raw.get(key) is not None:
                     metadata[key] = raw[key]
+        if sender_id:
+            metadata["person_id"] = bot_api_peer_id(sender_id) or sender_id
         if not content:
             log.skip("empty message")
             return None

@@ -26,7 +26,9 @@ def test_channel_export(run, fixtures: Path) -> None:
     assert first.metadata["category"] == "Text Channels"
 
     assert reply.timestamp == 1714461645500  # +02:00 honoured
-    assert reply.metadata["reply_to"] == "1100000000000000001"
+    assert reply.metadata["reply_to"] == "discord:880000000000000001:1100000000000000001"
+    assert reply.metadata["edited"] is True
+    assert reply.metadata["person_id"] == "600000000000000002"
     assert reply.metadata["edited_at"] == "2024-04-30T09:21:00+02:00"
     assert reply.metadata["pinned"] is True
     assert reply.metadata["mentions"] == ["Maria"]

@@ -58,7 +58,7 @@ def test_preview_counts(fixtures: Path) -> None:
     preview = builder.build(log)
     data = preview.to_dict()
     assert data["messages"] == 6 == len(seen)
-    assert data["channels"] == {"Boris": 2, "Family": 2, "Release Notes": 1, "Old Project": 1}
+    assert data["channels"] == {"dm:Boris": 2, "Family": 2, "Release Notes": 1, "Old Project": 1}
     assert data["persons"]["Anna Petrova"] == 2
     assert data["first"] == "2021-06-01T09:00:00Z"
     assert data["last"] == "2023-04-03T12:00:00Z"

@@ -18,7 +18,7 @@ USERS = [
         "team_id": "T0TEAM",
         "name": "anna",
         "real_name": "Anna Lee",
-        "profile": {"display_name": "anna", "real_name": "Anna Lee"},
+        "profile": {"display_name": "anna", "real_name": "Anna Lee", "email": "anna@example.org"},
     },
     {
         "id": "U02",
@@ -143,13 +143,16 @@ def test_zip_export(run, tmp_path: Path) -> None:
         "Hey @Bob Stone, the deploy is at 5pm & #random has the notes. See the doc (https://ex.com/doc)"
     )
     assert parent.timestamp == 1600000100_000
-    assert parent.metadata["thread_ts"] == "1600000100.000200"
+    assert parent.metadata["thread_id"] == "1600000100.000200"
     assert "parent_ts" not in parent.metadata
 
     reply = by_ts["1600000200.000300"]
     assert reply.person == "Bob Stone"
     assert reply.metadata["parent_ts"] == "1600000100.000200"
     assert reply.metadata["edited_ts"] == "1600000250.000000"
+    assert reply.metadata["edited"] is True
+    assert reply.metadata["person_id"] == "U02"
+    assert parent.metadata["email"] == "anna@example.org"
 
     join = by_ts["1600000000.000100"]
     assert join.content == "@anna has joined the channel"
@@ -191,7 +194,7 @@ def test_private_conversations_and_dms(run, tmp_path: Path) -> None:
     messages, _ = run(SlackExportImporter(), build_export(tmp_path, extra=extra))
     channels = {m.message_id: m.channel for m in messages}
     assert channels["slack:T0TEAM:G01:1600200000.000100"] == "secret-plans"
-    assert channels["slack:T0TEAM:D01:1600200001.000100"] == "dm: anna, Bob Stone"
+    assert channels["slack:T0TEAM:D01:1600200001.000100"] == "dm:anna, Bob Stone"
 
 
 def test_missing_team_id_is_derived_and_stable(run, tmp_path: Path) -> None:

@@ -9,7 +9,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.core.errors import InvalidInput
-from connectors.importers.telegram import TelegramExportImporter, bot_api_chat_id, render_text
+from connectors.importers.telegram import (
+    TelegramExportImporter,
+    bot_api_chat_id,
+    bot_api_peer_id,
+    render_text,
+)
 
 
 def test_single_chat_layout(run, fixtures: Path) -> None:
@@ -31,8 +36,10 @@ def test_single_chat_layout(run, fixtures: Path) -> None:
     assert reply.content == (
         "Great pick @anna_p! Review here: this essay (https://example.org/le-guin) — must read"
     )
-    assert reply.metadata["reply_to_message_id"] == 2
-    assert reply.metadata["edited"] == "2023-03-01T10:08:00"
+    assert reply.metadata["reply_to"] == "telegram:-1001554871234:2"
+    assert reply.metadata["edited"] is True
+    assert reply.metadata["edited_at"] == "2023-03-01T10:08:00"
+    assert reply.metadata["person_id"] == 222
 
     photo = by_id["telegram:-1001554871234:4"]
     assert photo.attachments[0].name == "photo_1@02-03-2023_18-30-00.jpg"
@@ -66,18 +73,25 @@ def test_full_account_layout_normalizes_every_chat_type(run, fixtures: Path) -> 
 @pytest.mark.parametrize(
     ("export_id", "chat_type", "expected"),
     [
-        (222, "personal_chat", "222"),
-        (222, "bot_chat", "222"),
-        (4455, "private_group", "-4455"),
-        (1554871234, "private_supergroup", "-1001554871234"),
-        (1554871234, "public_supergroup", "-1001554871234"),
-        (1099887766, "private_channel", "-1001099887766"),
-        (1099887766, "public_channel", "-1001099887766"),
-        (-1001554871234, "private_supergroup", "-1001554871234"),
+        (222, "personal_chat", 222),
+        (222, "bot_chat", 222),
+        (4455, "private_group", -4455),
+        (1554871234, "private_supergroup", -1001554871234),
+        (1554871234, "public_supergroup", -1001554871234),
+        (1099887766, "private_channel", -1001099887766),
+        (1099887766, "public_channel", -1001099887766),
+        (-1001554871234, "private_supergroup", -1001554871234),
     ],
 )
-def test_bot_api_chat_ids(export_id: int, chat_type: str, expected: str) -> None:
+def test_bot_api_chat_ids(export_id: int, chat_type: str, expected: int) -> None:
     assert bot_api_chat_id(export_id, chat_type) == expected
+
+
+def test_sender_ids_in_bot_api_form() -> None:
+    assert bot_api_peer_id("user222") == 222
+    assert bot_api_peer_id("channel1099887766") == -1001099887766
+    assert bot_api_peer_id("chat4455") == -4455
+    assert bot_api_peer_id("weird") is None
 
 
 def test_render_text_handles_both_shapes() -> None:
