@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -70,8 +71,6 @@ class DataLayout:
     def ensure(self) -> DataLayout:
         self.root.mkdir(parents=True, exist_ok=True)
         # Private by default: the directory holds the user's messages.
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(self.root, 0o700)
-        except OSError:
-            pass
         return self

@@ -1,0 +1,117 @@
+"""Composition root: read settings once, build every service, hand them to a shell."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.access import AccessTracker
+from app.core.clock import Clock, SystemClock
+from app.core.embeddings.base import Embedder
+from app.core.embeddings.factory import build_embedder
+from app.core.events import EventBus
+from app.core.paths import DataLayout
+from app.core.processor import Processor
+from app.core.search.messages import MessageSearcher, SearchConfig
+from app.core.settings import Settings, load_settings
+from app.core.storage.db import Database
+from app.core.storage.keyword import KeywordIndex
+from app.core.storage.migrate import migrate
+from app.core.storage.vectors import VectorStore
+from app.services.memory_service import MemoryService
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """Everything a shell may call, built once per process."""
+
+    settings: Settings
+    layout: DataLayout
+    clock: Clock
+    events: EventBus
+    db: Database
+    vectors: VectorStore
+    keywords: KeywordIndex
+    embedder: Embedder
+    processor: Processor
+    access: AccessTracker
+    memory: MemoryService
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def close(self) -> None:
+        self.access.close()
+        self.db.dispose()
+
+
+def build_services(
+    settings: Settings | None = None,
+    *,
+    data_dir: Path | None = None,
+    clock: Clock | None = None,
+    embedder: Embedder | None = None,
+    repair: bool = True,
+) -> Services:
+    """Open (creating if needed) the data dir named by settings and wire the services.
+
+    `clock` and `embedder` are injectable for tests and benchmarks; the defaults are the
+    wall clock and the embedder the settings name.
+    """
+    settings = settings or load_settings(data_dir)
+    layout = settings.layout.ensure()
+    clock = clock or SystemClock()
+    events = EventBus()
+    db = Database(layout.database)
+    migrate(db)
+    vectors = VectorStore(layout.vectors)
+    keywords = KeywordIndex()
+    embedder = embedder or build_embedder(settings.embedding)
+    processor = Processor(
+        db,
+        vectors,
+        embedder,
+        clock,
+        keywords=keywords,
+        events=events,
+        max_message_bytes=settings.max_message_bytes,
+    )
+    access = AccessTracker(db, clock)
+    searcher = MessageSearcher(
+        db,
+        processor.collection,
+        embedder,
+        clock,
+        keywords=keywords,
+        access=access,
+        config=SearchConfig(candidate_pool=settings.search.candidate_pool, rrf_k=settings.search.rrf_k),
+    )
+    memory = MemoryService(
+        db,
+        processor,
+        searcher,
+        clock,
+        user_id=settings.user_id,
+        events=events,
+        min_raw_results_without_fallback=settings.search.min_raw_results_without_fallback,
+    )
+    services = Services(
+        settings=settings,
+        layout=layout,
+        clock=clock,
+        events=events,
+        db=db,
+        vectors=vectors,
+        keywords=keywords,
+        embedder=embedder,
+        processor=processor,
+        access=access,
+        memory=memory,
+    )
+    if repair:
+        report = processor.repair()
+        if report.reembedded or report.orphans_removed:
+            log.warning("repaired vector index: %s", report)
+    return services

@@ -1,0 +1,91 @@
+"""Shared CLI plumbing: the global options, lazily built services, and error display."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from app.bootstrap import Services, build_services
+from app.core.errors import StrataError
+from app.core.settings import load_settings
+
+T = TypeVar("T")
+console = Console(stderr=True)
+
+
+@dataclass
+class CliState:
+    data_dir: Path | None = None
+    services: Services | None = None
+
+    def open(self) -> Services:
+        if self.services is None:
+            self.services = build_services(load_settings(self.data_dir))
+        return self.services
+
+    def close(self) -> None:
+        if self.services is not None:
+            self.services.close()
+            self.services = None
+
+
+def state(ctx: typer.Context) -> CliState:
+    root = ctx.find_root()
+    if not isinstance(root.obj, CliState):
+        root.obj = CliState()
+        root.call_on_close(root.obj.close)
+    return root.obj
+
+
+def services(ctx: typer.Context) -> Services:
+    """The services for this invocation, built on first use (after --data-dir is known)."""
+    return guarded(state(ctx).open)
+
+
+def guarded(work: Callable[[], T]) -> T:
+    """Run `work`; a StrataError becomes a readable message and exit code 1, not a traceback."""
+    try:
+        return work()
+    except StrataError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        if exc.hint:
+            console.print(f"[dim]hint: {exc.hint}[/dim]")
+        raise typer.Exit(1) from exc
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+@contextmanager
+def progress_bar(
+    description: str, total: int | None, *, enabled: bool = True
+) -> Iterator[Callable[[int, int | None], None]]:
+    """A rich progress bar on stderr; yields an update(done, total) callback."""
+    if not enabled:
+        yield lambda done, total=None: None
+        return
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(description, total=total)
+
+        def update(done: int, new_total: int | None = None) -> None:
+            bar.update(task, completed=done, total=new_total or total)
+
+        yield update

@@ -1,0 +1,58 @@
+"""The `strata` command: global options and the list of sub-commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from app import __version__
+from app.cli.context import state
+from app.cli.importing import import_app
+from app.cli.maintenance import demo_command, doctor_command, stats_command
+from app.cli.search import search_command
+
+cli = typer.Typer(
+    name="strata",
+    help="Strata: your messages and documents as a local, searchable memory.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"strata {__version__}")
+        raise typer.Exit()
+
+
+@cli.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    data_dir: Path = typer.Option(
+        None,
+        "--data-dir",
+        envvar="STRATA_DATA_DIR",
+        help="Where Strata keeps its data (default: user data dir).",
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+) -> None:
+    """With no command, start Strata on its defaults."""
+    state(ctx).data_dir = data_dir
+    if ctx.invoked_subcommand is None:
+        demo_command(ctx)
+
+
+cli.add_typer(import_app, name="import")
+cli.command("search")(search_command)
+cli.command("stats")(stats_command)
+cli.command("doctor")(doctor_command)
+cli.command("demo")(demo_command)
+
+
+def run() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,116 @@
+"""`strata search`: hybrid search from the terminal, one query or a JSON-lines batch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from app.cli.context import console, guarded, print_json, services
+from app.core.clock import iso
+from app.core.domain import SearchFilters, SearchHit
+from app.core.errors import InvalidInput
+from app.core.jsonl import parse_timestamp
+
+DAY_MS = 86_400_000
+
+
+def parse_bound(value: str | None, *, end_of_day: bool) -> int | None:
+    """ISO date/datetime or Unix ms; a bare date as `until` means the end of that day."""
+    if value is None:
+        return None
+    ms = parse_timestamp(value)
+    if end_of_day and len(value.strip()) == 10 and value.strip()[4] == "-":
+        ms += DAY_MS - 1
+    return ms
+
+
+def filters_from(data: dict[str, Any]) -> SearchFilters:
+    def many(key: str) -> tuple[str, ...]:
+        value = data.get(key)
+        if value in (None, "", []):
+            return ()
+        return tuple(value) if isinstance(value, list) else (str(value),)
+
+    return SearchFilters(
+        platforms=many("platform"),
+        channels=many("channel"),
+        persons=many("person"),
+        since=parse_bound(data.get("since"), end_of_day=False),
+        until=parse_bound(data.get("until"), end_of_day=True),
+    )
+
+
+def render(hits: list[SearchHit]) -> None:
+    table = Table(show_lines=False, expand=True)
+    for column in ("#", "when", "where", "who", "tier", "text"):
+        table.add_column(column, overflow="fold")
+    for i, hit in enumerate(hits, 1):
+        where = f"{hit.platform or ''}/{hit.channel or ''}" if hit.kind == "message" else hit.kind
+        table.add_row(
+            str(i),
+            (iso(hit.timestamp) or "")[:16],
+            where,
+            hit.person or "",
+            hit.tier or "",
+            hit.content[:300],
+        )
+    console.print(table if hits else "[dim]no results[/dim]")
+
+
+def search_command(
+    ctx: typer.Context,
+    query: str = typer.Argument(None, help="What to look for; date phrases like 'last week' become filters."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=200),
+    platform: list[str] = typer.Option(None, "--platform", help="Only these platforms (repeatable)."),
+    channel: list[str] = typer.Option(None, "--channel", help="Only these channels (repeatable)."),
+    person: list[str] = typer.Option(None, "--person", help="Only these people (repeatable)."),
+    since: str = typer.Option(None, "--since", help="ISO date/time or Unix ms."),
+    until: str = typer.Option(None, "--until", help="ISO date/time or Unix ms (a date means end of day)."),
+    include_documents: bool = typer.Option(
+        False, "--documents", help="Also search knowledge-base documents."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
+    batch: bool = typer.Option(
+        False, "--batch", help="Read JSON lines {id, query, limit, filters…} from stdin."
+    ),
+) -> None:
+    """Search messages (and summaries/documents) with vector + keyword hybrid ranking."""
+    svc = services(ctx)
+    if batch:
+        _run_batch(svc)
+        return
+    if not query:
+        raise typer.BadParameter("give a QUERY or use --batch")
+    filters = guarded(
+        lambda: filters_from(
+            {"platform": platform, "channel": channel, "person": person, "since": since, "until": until}
+        )
+    )
+    include = ("documents",) if include_documents else ()
+    hits = guarded(lambda: svc.memory.search(query, filters, limit, include=include))
+    if as_json:
+        print_json({"query": query, "hits": [h.to_dict() for h in hits]})
+    else:
+        render(hits)
+
+
+def _run_batch(svc: Any) -> None:
+    """One output line per input line, in order; a bad line yields {"id", "error"} and the batch goes on."""
+    for number, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        ident: Any = number
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or not data.get("query"):
+                raise InvalidInput("each line needs a JSON object with a non-empty 'query'")
+            ident = data.get("id", number)
+            filters = filters_from(data.get("filters") or data)
+            hits = svc.memory.search(str(data["query"]), filters, int(data.get("limit", 10)))
+            print_json({"id": ident, "hits": [h.to_dict() for h in hits]})
+        except (json.JSONDecodeError, InvalidInput, ValueError, TypeError) as exc:
+            print_json({"id": ident, "error": str(exc)})

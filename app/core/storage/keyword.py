@@ -1,0 +1,252 @@
+"""BM25 keyword index over SQLite FTS5, shared by every record kind (messages, summaries, chunks …).
+
+FTS5's unicode61 tokenizer splits on spaces, which Chinese, Japanese and Korean text lacks, so
+CJK runs are rewritten into overlapping character bigrams (plus single characters) both when
+indexing and when querying — the classic CJK analyzer approach, no dictionary needed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from app.core.storage.db import chunked
+
+_CJK = (
+    r"\u3040-\u30ff"  # Hiragana, Katakana
+    r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    r"\uac00-\ud7af\u1100-\u11ff"  # Hangul
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+
+# Very common English words add noise to OR queries without adding recall.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "me",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "about",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "any",
+        "because",
+        "before",
+        "being",
+        "both",
+        "down",
+        "during",
+        "each",
+        "few",
+        "further",
+        "here",
+        "more",
+        "most",
+        "off",
+        "once",
+        "only",
+        "other",
+        "out",
+        "over",
+        "own",
+        "same",
+        "under",
+        "until",
+        "up",
+        "while",
+    ]
+)
+
+
+def segment_cjk(run: str, *, for_query: bool) -> list[str]:
+    """Bigrams of a CJK run; the index also keeps single characters so one-char queries match."""
+    if len(run) == 1:
+        return [run]
+    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return grams if for_query else grams + list(run)
+
+
+def index_text(body: str) -> str:
+    """Text as stored in FTS5: Latin words untouched, CJK runs expanded to n-grams."""
+    return _CJK_RUN.sub(lambda m: " " + " ".join(segment_cjk(m.group(0), for_query=False)) + " ", body)
+
+
+def query_terms(query: str, *, drop_stopwords: bool = True) -> list[str]:
+    terms: list[str] = []
+    for token in _TOKEN.findall(query.lower()):
+        if _CJK_RUN.fullmatch(token):
+            terms.extend(segment_cjk(token, for_query=True))
+        elif not (drop_stopwords and token in STOPWORDS):
+            terms.append(token)
+    if not terms and drop_stopwords:
+        return query_terms(query, drop_stopwords=False)
+    return list(dict.fromkeys(terms))
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 OR-query of quoted terms (quoting neutralizes FTS syntax in user input)."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    ref: str
+    score: float  # BM25, higher is better
+
+
+class KeywordIndex:
+    """Insert, replace, delete and BM25-search text under a (kind, ref) key."""
+
+    def upsert(self, session: Session, kind: str, user_id: str, items: Iterable[tuple[str, str]]) -> None:
+        """Index `(ref, body)` pairs, replacing earlier text for the same ref."""
+        items = list(items)
+        if not items:
+            return
+        self.delete(session, kind, [ref for ref, _ in items])
+        for ref, body in items:
+            rowid = session.execute(
+                text("INSERT INTO keyword_fts(body, kind, ref, user_id) VALUES (:b, :k, :r, :u)"),
+                {"b": index_text(body), "k": kind, "r": ref, "u": user_id},
+            ).lastrowid
+            session.execute(
+                text("INSERT INTO keyword_refs(kind, ref, fts_rowid) VALUES (:k, :r, :i)"),
+                {"k": kind, "r": ref, "i": rowid},
+            )
+
+    def delete(self, session: Session, kind: str, refs: Sequence[str]) -> None:
+        for part in chunked(list(refs)):
+            params = {f"r{i}": r for i, r in enumerate(part)}
+            names = ", ".join(f":r{i}" for i in range(len(part)))
+            rows = session.execute(
+                text(f"SELECT fts_rowid FROM keyword_refs WHERE kind = :k AND ref IN ({names})"),
+                {"k": kind, **params},
+            ).all()
+            if not rows:
+                continue
+            ids = ", ".join(str(int(r[0])) for r in rows)
+            session.execute(text(f"DELETE FROM keyword_fts WHERE rowid IN ({ids})"))
+            session.execute(
+                text(f"DELETE FROM keyword_refs WHERE kind = :k AND ref IN ({names})"), {"k": kind, **params}
+            )
+
+    def search(
+        self,
+        session: Session,
+        kind: str,
+        user_id: str,
+        query: str,
+        limit: int,
+        *,
+        join_sql: str = "",
+        where_sql: str = "",
+        params: dict[str, object] | None = None,
+    ) -> list[KeywordHit]:
+        """BM25 hits for `query`; `join_sql`/`where_sql` let a caller prefilter on its own table
+        (aliased by the caller, joined on `keyword_fts.ref`)."""
+        expr = match_expression(query)
+        if expr is None:
+            return []
+        sql = (
+            "SELECT keyword_fts.ref, bm25(keyword_fts) AS rank FROM keyword_fts "
+            f"{join_sql} WHERE keyword_fts MATCH :q AND keyword_fts.kind = :k "
+            f"AND keyword_fts.user_id = :u {where_sql} ORDER BY rank LIMIT :lim"
+        )
+        rows = session.execute(
+            text(sql), {"q": expr, "k": kind, "u": user_id, "lim": limit, **(params or {})}
+        ).all()
+        # FTS5's bm25() is negative (more negative = better); flip it for a natural score.
+        return [KeywordHit(ref=str(r[0]), score=-float(r[1])) for r in rows]
+
+    def count(self, session: Session, kind: str) -> int:
+        return int(
+            session.execute(
+                text("SELECT count(*) FROM keyword_refs WHERE kind = :k"), {"k": kind}
+            ).scalar_one()
+        )

@@ -1,0 +1,1 @@
+"""Alembic migrations for the Strata database (run programmatically by app.core.storage.migrate)."""

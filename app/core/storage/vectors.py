@@ -1,0 +1,163 @@
+"""LanceDB vector collections: one table per (record kind, embedding model, dimensions).
+
+A collection never mixes models: its name carries the model id and the dimension count, so a
+model change means a new table filled by re-embedding, not mixed vectors. Rows carry the
+metadata columns needed for prefiltering; SQLite stays the source of truth.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from app.core.errors import StorageError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Column name -> arrow type for the prefilter columns a collection may declare.
+COLUMN_TYPES: dict[str, pa.DataType] = {
+    "user_id": pa.string(),
+    "platform": pa.string(),
+    "channel": pa.string(),
+    "person": pa.string(),
+    "tier": pa.string(),
+    "timestamp": pa.int64(),
+    "archived": pa.bool_(),
+    "content_hash": pa.string(),
+    "document_id": pa.string(),
+    "kind": pa.string(),
+}
+
+
+def collection_name(kind: str, model_id: str, dimensions: int) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", model_id.lower()).strip("_")
+    return f"{kind}__{slug}__{dimensions}"
+
+
+def sql_quote(value: str) -> str:
+    """A string literal for a LanceDB filter expression."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    key: str
+    similarity: float  # cosine similarity in [-1, 1]
+
+
+class VectorCollection:
+    """Upsert, delete and search vectors keyed by a string `key`."""
+
+    def __init__(self, store: VectorStore, name: str, dimensions: int, columns: Sequence[str]) -> None:
+        self._store = store
+        self.name = name
+        self.dimensions = dimensions
+        self.columns = tuple(columns)
+        fields = [pa.field("key", pa.string())]
+        fields += [pa.field(c, COLUMN_TYPES[c]) for c in self.columns]
+        fields.append(pa.field("vector", pa.list_(pa.float32(), dimensions)))
+        self.schema = pa.schema(fields)
+        self._table: Any = None
+
+    @property
+    def table(self) -> Any:
+        if self._table is None:
+            self._table = self._store.retry(
+                lambda: self._store.connection.create_table(self.name, schema=self.schema, exist_ok=True)
+            )
+        return self._table
+
+    def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert or replace vectors; `rows[i]` holds the prefilter column values for `keys[i]`."""
+        if not keys:
+            return
+        if vectors.shape != (len(keys), self.dimensions):
+            raise StorageError(f"vector shape {vectors.shape} does not fit collection {self.name}")
+        data: dict[str, Any] = {"key": list(keys)}
+        for column in self.columns:
+            data[column] = [row.get(column) for row in rows]
+        data["vector"] = pa.FixedSizeListArray.from_arrays(
+            pa.array(vectors.astype(np.float32).ravel()), self.dimensions
+        )
+        batch = pa.table(data, schema=self.schema)
+        self._store.retry(
+            lambda: (
+                self.table.merge_insert("key")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(batch)
+            )
+        )
+
+    def update_columns(self, where: str, values: dict[str, Any]) -> None:
+        """Change prefilter columns in place (e.g. tier or archived) without re-embedding."""
+        self._store.retry(lambda: self.table.update(where=where, values=values))
+
+    def delete(self, keys: Sequence[str]) -> None:
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            expr = "key IN (" + ", ".join(sql_quote(k) for k in part) + ")"
+            self._store.retry(lambda expr=expr: self.table.delete(expr))
+
+    def search(self, vector: np.ndarray, limit: int, where: str | None = None) -> list[VectorHit]:
+        query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select(["key", "_distance"]).to_list()
+        return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
+
+    def keys(self) -> list[str]:
+        return self.table.to_arrow().column("key").to_pylist()
+
+    def count(self) -> int:
+        return int(self.table.count_rows())
+
+    def optimize(self) -> None:
+        """Compact fragments left by many small upserts (keeps search fast)."""
+        self._store.retry(lambda: self.table.optimize())
+
+
+class VectorStore:
+    """The LanceDB directory of one data dir."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        # Consistency interval 0: every read sees commits made by other processes on the same data.
+        self.connection = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        self._collections: dict[str, VectorCollection] = {}
+
+    def collection(
+        self, kind: str, model_id: str, dimensions: int, columns: Sequence[str] = ()
+    ) -> VectorCollection:
+        name = collection_name(kind, model_id, dimensions)
+        existing = self._collections.get(name)
+        if existing is None:
+            existing = VectorCollection(self, name, dimensions, columns)
+            self._collections[name] = existing
+        return existing
+
+    def retry(self, work: Callable[[], T], attempts: int = 6) -> T:
+        """LanceDB commits are optimistic: another writer may win; retry with backoff."""
+        for attempt in range(attempts):
+            try:
+                return work()
+            except (OSError, RuntimeError, ValueError) as exc:
+                message = str(exc).lower()
+                retryable = "conflict" in message or "commit" in message or "retry" in message
+                if not retryable or attempt == attempts - 1:
+                    raise StorageError(f"vector index operation failed: {exc}") from exc
+                log.info("lancedb commit conflict, retrying (%s)", exc)
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")

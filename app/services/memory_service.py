@@ -1,0 +1,238 @@
+"""Memory use cases: ingest, search, look up, pin, delete, remember, stats — the API every shell calls."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+
+from app.core.clock import Clock, iso
+from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage, SearchFilters, SearchHit
+from app.core.errors import InvalidInput, NotFound
+from app.core.events import Change, EventBus
+from app.core.processor import Processor, Progress, RepairReport
+from app.core.search.messages import MessageQuery, MessageSearcher
+from app.core.storage import audit
+from app.core.storage.db import Database
+from app.core.storage.keyword import KeywordIndex
+from app.core.storage.messages import MESSAGE_KIND, MessageRepository, to_record, vector_key
+from app.core.storage.models import MemorySummaryRow, RawMessageRow
+
+MAX_SEARCH_LIMIT = 200
+
+# Extra result sources (summaries, knowledge-base chunks) plug in here without the memory
+# service importing the features: each gets the query and returns hits of its own kind.
+HitSource = Callable[[MessageQuery], list[SearchHit]]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageContext:
+    record: MessageRecord
+    neighbours: tuple[MessageRecord, ...]
+
+
+class MemoryService:
+    def __init__(
+        self,
+        db: Database,
+        processor: Processor,
+        searcher: MessageSearcher,
+        clock: Clock,
+        *,
+        user_id: str,
+        events: EventBus | None = None,
+        min_raw_results_without_fallback: int = 3,
+    ) -> None:
+        self.db = db
+        self.processor = processor
+        self.searcher = searcher
+        self.clock = clock
+        self.user_id = user_id
+        self.events = events
+        self.messages = MessageRepository()
+        self.keywords = KeywordIndex()
+        self.min_raw_results_without_fallback = min_raw_results_without_fallback
+        self.fallback_sources: list[HitSource] = []
+        self.extra_sources: dict[str, HitSource] = {}
+
+    # -- ingest -------------------------------------------------------------------------------
+    def ingest(
+        self,
+        messages: Iterable[RawMessage | IngestError],
+        *,
+        progress: Progress | None = None,
+        total: int | None = None,
+        actor: str = "ingest",
+    ) -> IngestResult:
+        return self.processor.ingest(messages, progress=progress, total=total, actor=actor)
+
+    def remember(
+        self,
+        text: str,
+        *,
+        channel: str = "notes",
+        person: str = "me",
+        tags: list[str] | None = None,
+        actor: str = "remember",
+    ) -> MessageRecord:
+        """Store a note as a message of platform `note`; the same text twice is stored once."""
+        if not text or not text.strip():
+            raise InvalidInput("a note needs some text")
+        now = self.clock.now_ms()
+        digest = hashlib.sha256(f"{channel}\x1f{text.strip()}".encode()).hexdigest()[:24]
+        note = RawMessage(
+            platform="note",
+            message_id=f"note:{digest}",
+            channel=channel,
+            person=person,
+            timestamp=now,
+            content=text,
+            user_id=self.user_id,
+            metadata={"tags": tags} if tags else {},
+        )
+        result = self.ingest([note], actor=actor)
+        if result.errors:
+            raise InvalidInput(result.errors[0].reason)
+        with self.db.read() as session:
+            row = self.messages.find_by_message_id(session, self.user_id, note.message_id, "note")
+            assert row is not None
+            return to_record(row)
+
+    # -- search -------------------------------------------------------------------------------
+    def search(
+        self,
+        text: str,
+        filters: SearchFilters | None = None,
+        limit: int = 10,
+        *,
+        include: Iterable[str] = (),
+    ) -> list[SearchHit]:
+        """Hybrid search over messages; `include` adds other registered sources (e.g. "documents")."""
+        if limit < 1 or limit > MAX_SEARCH_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit}")
+        query = MessageQuery(text=text, filters=filters or SearchFilters(), limit=limit, user_id=self.user_id)
+        hits = self.searcher.search(query)
+        if len(hits) < self.min_raw_results_without_fallback:
+            for source in self.fallback_sources:
+                hits = hits + source(query)
+        for name in include:
+            source = self.extra_sources.get(name)
+            if source is None:
+                raise InvalidInput(
+                    f"unknown search source {name!r}", hint=f"one of {sorted(self.extra_sources)}"
+                )
+            hits = hits + source(query)
+        if len(hits) > limit:
+            hits = sorted(hits, key=lambda h: -h.score)[:limit]
+        return hits
+
+    # -- records ------------------------------------------------------------------------------
+    def get(self, record_id: int, *, reveal_archived: bool = False) -> MessageRecord:
+        with self.db.read() as session:
+            return to_record(self._row(session, record_id), reveal_archived=reveal_archived)
+
+    def get_many(self, record_ids: Iterable[int]) -> list[MessageRecord]:
+        with self.db.read() as session:
+            rows = self.messages.by_ids(session, list(record_ids))
+        return [to_record(r) for r in rows.values() if r.user_id == self.user_id]
+
+    def context(self, record_id: int, *, before: int = 3, after: int = 3) -> MessageContext:
+        """A message with its neighbours in the same conversation."""
+        with self.db.read() as session:
+            row = self._row(session, record_id)
+            rows = self.messages.neighbours(session, row, before, after)
+            return MessageContext(
+                record=to_record(row), neighbours=tuple(to_record(r) for r in rows if r.id != row.id)
+            )
+
+    def pin(self, record_id: int, pinned: bool = True, *, actor: str = "user") -> MessageRecord:
+        now = self.clock.now_ms()
+        with self.db.write() as session:
+            row = self._row(session, record_id)
+            row.is_pinned = pinned
+            audit.record(
+                session,
+                user_id=row.user_id,
+                at=now,
+                actor=actor,
+                action="pin" if pinned else "unpin",
+                entity_type="raw_message",
+                entity_id=row.id,
+            )
+            record = to_record(row)
+        if self.events:
+            self.events.publish(Change("message", "pinned" if pinned else "unpinned", (str(record_id),)))
+        return record
+
+    def delete(self, record_id: int, *, actor: str = "user") -> None:
+        """Remove a message from SQLite, the keyword index and the vector index (audited)."""
+        now = self.clock.now_ms()
+        with self.db.write() as session:
+            row = self._row(session, record_id)
+            audit.record(
+                session,
+                user_id=row.user_id,
+                at=now,
+                actor=actor,
+                action="delete",
+                entity_type="raw_message",
+                entity_id=row.id,
+                details={
+                    "platform": row.platform,
+                    "message_id": row.message_id,
+                    "channel": row.channel,
+                    "person": row.person,
+                },
+            )
+            self.keywords.delete(session, MESSAGE_KIND, [vector_key(row.id)])
+            session.delete(row)
+        # After the commit: a crash here leaves an orphan vector, which search ignores and repair drops.
+        self.processor.collection.delete([vector_key(record_id)])
+        if self.events:
+            self.events.publish(Change("message", "deleted", (str(record_id),)))
+
+    def _row(self, session: Any, record_id: int) -> RawMessageRow:
+        row = self.messages.get(session, record_id)
+        if row is None or row.user_id != self.user_id:
+            raise NotFound(f"no message with id {record_id}")
+        return row
+
+    # -- health -------------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        with self.db.read() as session:
+            total = self.messages.count(session, self.user_id)
+            first, last = self.messages.time_range(session, self.user_id)
+            archived = session.scalar(
+                select(func.count())
+                .select_from(RawMessageRow)
+                .where(RawMessageRow.user_id == self.user_id, RawMessageRow.archived_at.is_not(None))
+            )
+            pinned = session.scalar(
+                select(func.count())
+                .select_from(RawMessageRow)
+                .where(RawMessageRow.user_id == self.user_id, RawMessageRow.is_pinned.is_(True))
+            )
+            summaries = session.scalar(
+                select(func.count())
+                .select_from(MemorySummaryRow)
+                .where(MemorySummaryRow.user_id == self.user_id)
+            )
+            return {
+                "messages": total,
+                "archived": int(archived or 0),
+                "pinned": int(pinned or 0),
+                "summaries": int(summaries or 0),
+                "by_platform": self.messages.counts_by(session, self.user_id, "platform"),
+                "by_tier": self.messages.counts_by(session, self.user_id, "memory_stage"),
+                "first_message_at": iso(first),
+                "last_message_at": iso(last),
+                "vectors": self.processor.collection.count(),
+                "embedding_model": self.processor.embedder.model_id,
+                "embedding_dimensions": self.processor.embedder.dimensions,
+            }
+
+    def repair(self, *, full: bool = False, progress: Progress | None = None) -> RepairReport:
+        return self.processor.repair(full=full, progress=progress)

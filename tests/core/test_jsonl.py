@@ -1,0 +1,53 @@
+"""The JSONL message format: fields, timestamps, line-numbered errors."""
+
+import json
+
+import pytest
+
+from app.core.domain import IngestError, RawMessage
+from app.core.errors import InvalidInput
+from app.core.jsonl import parse_jsonl, parse_timestamp
+
+
+def test_timestamp_forms() -> None:
+    assert parse_timestamp("2024-05-01T09:30:00Z") == 1714555800000
+    assert parse_timestamp("2024-05-01T11:30:00+02:00") == 1714555800000
+    assert parse_timestamp(1714555800000) == 1714555800000
+    assert parse_timestamp("1714555800000") == 1714555800000
+    for bad in ("yesterday-ish", None, True, [1]):
+        with pytest.raises(InvalidInput):
+            parse_timestamp(bad)
+
+
+def test_lines_become_messages_or_numbered_errors() -> None:
+    good = {
+        "platform": "slack",
+        "message_id": "1",
+        "channel": "c",
+        "person": "p",
+        "bot_id": "B",
+        "timestamp": "2024-05-01T09:30:00Z",
+        "content": "hi",
+        "attachments": [{"name": "a.pdf"}],
+        "metadata": {"k": "v"},
+        "user_id": "u2",
+    }
+    lines = [
+        json.dumps(good).encode(),
+        b"{not json",
+        b"",
+        json.dumps({"platform": "slack", "content": "x"}).encode(),
+        b'{"platform": "s", "message_id": "2", "timestamp": 1714555800000, "content": "\xff\xfe"}',
+        json.dumps([1, 2]).encode(),
+        json.dumps({**good, "timestamp": "31/12/2024"}).encode(),
+    ]
+    out = list(parse_jsonl(lines))
+    assert isinstance(out[0], RawMessage)
+    assert out[0].bot_id == "B" and out[0].user_id == "u2" and out[0].attachments[0].name == "a.pdf"
+    errors = [o for o in out if isinstance(o, IngestError)]
+    assert [e.line for e in errors] == [2, 4, 5, 6, 7]
+    assert "malformed JSON" in errors[0].reason
+    assert "message_id" in errors[1].reason and "timestamp" in errors[1].reason
+    assert "UTF-8" in errors[2].reason
+    assert "JSON object" in errors[3].reason
+    assert "timestamp" in errors[4].reason
