@@ -20,6 +20,7 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.import_service import ImportService
 from app.services.memory_service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class Services:
     processor: Processor
     access: AccessTracker
     memory: MemoryService
+    imports: ImportService
     extras: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
@@ -109,6 +111,7 @@ def build_services(
         processor=processor,
         access=access,
         memory=memory,
+        imports=ImportService(memory, user_id=settings.user_id),
     )
     if repair:
         report = processor.repair()

@@ -129,19 +129,30 @@ class ImportService:
         parsed = time.perf_counter()
         if dry_run:
             return ImportReport(fmt, True, preview, None, parsed - started)
-        importer = make_importer(fmt, **self._importer_args(options))
+        result = self.store(preview, path, options, progress=progress)
+        return ImportReport(fmt, False, preview, result, parsed - started, time.perf_counter() - parsed)
+
+    def store(
+        self,
+        preview: ImportPreview,
+        path: Path,
+        options: ImportOptions | None = None,
+        *,
+        progress: ImportProgress | None = None,
+    ) -> IngestResult:
+        """Stream a file that `preview` has validated into memory (second pass; idempotent)."""
+        importer = make_importer(preview.format, **self._importer_args(options))
 
         def store_progress(done: int, total: int | None) -> None:
             if progress is not None:
                 progress("store", done, total)
 
-        result = self._memory.ingest(
+        return self._memory.ingest(
             self._owned(importer.messages(path, ImportLog())),
             progress=store_progress,
             total=preview.messages,
-            actor=f"import:{fmt}",
+            actor=f"import:{preview.format}",
         )
-        return ImportReport(fmt, False, preview, result, parsed - started, time.perf_counter() - parsed)
 
     def _owned(self, messages: Iterator[RawMessage]) -> Iterator[RawMessage]:
         """Importers yield messages for the default user; stamp the configured one."""

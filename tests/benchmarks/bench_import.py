@@ -27,10 +27,11 @@ from app.core.embeddings.hashing import HashingEmbedder
 from app.core.settings import EmbeddingSettings, load_settings
 from app.services.import_service import ImportOptions, ImportService
 
-WORDS = (
-    "deploy release budget review meeting lunch roadmap incident bug fix customer design sprint "
-    "deadline invoice travel hotel flight dinner weekend report draft slides numbers launch"
-).split()
+WORDS = [
+    "deploy", "release", "budget", "review", "meeting", "lunch", "roadmap", "incident", "bug", "fix",
+    "customer", "design", "sprint", "deadline", "invoice", "travel", "hotel", "flight", "dinner",
+    "weekend", "report", "draft", "slides", "numbers", "launch",
+]  # fmt: skip
 
 
 class TimedEmbedder:

@@ -54,14 +54,18 @@ class ImportOut(BaseModel):
 @router.post(
     "/import",
     response_model=ImportOut,
-    summary="Import a chat export (Slack zip, Telegram result.json, DiscordChatExporter JSON, WhatsApp .txt/.zip, mbox/.eml)",
+    summary="Import a chat export: Slack zip, Telegram result.json, Discord JSON, WhatsApp, mbox/.eml",
 )
 def import_export(
     file: UploadFile = File(..., description="the export file as the platform wrote it"),
-    format: str | None = Form(None, description=FORMAT_HELP),  # noqa: A002 - the contract's field name
+    format: str | None = Form(None, description=FORMAT_HELP),
     dry_run: bool = Form(False, description="only parse and summarize; store nothing"),
-    tz: str | None = Form(None, description="IANA zone for exports with local times (WhatsApp, old Telegram)"),
-    date_order: str | None = Form(None, description="WhatsApp date order DMY, MDY or YMD; detected if omitted"),
+    tz: str | None = Form(
+        None, description="IANA zone for exports with local times (WhatsApp, old Telegram)"
+    ),
+    date_order: str | None = Form(
+        None, description="WhatsApp date order DMY, MDY or YMD; detected if omitted"
+    ),
     chat_name: str | None = Form(None, description="WhatsApp chat name; taken from the file name if omitted"),
     services: Services = Depends(get_services),
 ) -> ImportOut:
