@@ -105,7 +105,7 @@ def test_malformed_late_entry_imports_nothing(services: Services, tmp_path: Path
     chat = tmp_path / "chat.txt"
     lines = ANDROID.read_text(encoding="utf-8").splitlines()
     chat.write_text("\n".join([*lines, "30/02/2023, 10:00 - Anna: impossible day"]) + "\n", encoding="utf-8")
-    with pytest.raises(InvalidInput, match="chat.txt, line 13"):
+    with pytest.raises(InvalidInput, match=r"chat\.txt, line 13"):
         services.imports.run("whatsapp", chat, ImportOptions(tz="UTC"))
     assert count(services) == 0
 
