@@ -68,3 +68,10 @@ def require_exists(path: Path) -> None:
 def nonempty(*parts: str | None) -> str:
     """Join the non-blank parts with newlines (message text, then media descriptions)."""
     return "\n".join(p.strip() for p in parts if p and p.strip())
+
+
+def describe(exc: Exception) -> str:
+    """A parser exception as a short phrase for an error message."""
+    if isinstance(exc, KeyError):
+        return f"missing field {exc.args[0]!r}"
+    return f"{type(exc).__name__}: {exc}"

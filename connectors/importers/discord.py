@@ -15,7 +15,7 @@ from typing import Any
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
 from connectors.ids import discord_message_id
-from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
+from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "discord"
@@ -107,7 +107,7 @@ class DiscordExportImporter:
                 message = _message(raw, channel_id, name, base_meta, log)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise stream.error(
-                    f"unreadable message: {exc!r}", line=stream.last_value_line(), entry=where
+                    f"unreadable message ({describe(exc)})", line=stream.last_value_line(), entry=where
                 ) from exc
             if message is not None:
                 yield message

@@ -23,7 +23,7 @@ from typing import Any
 
 from app.core.domain import Attachment, RawMessage
 from connectors.ids import slack_message_id
-from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
+from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 
 PLATFORM = "slack"
 _CONVERSATION_FILES = ("channels.json", "groups.json", "mpims.json", "dms.json")
@@ -142,8 +142,8 @@ class SlackExportImporter:
                         raise malformed(source, where, "wrong shape: a message needs a 'ts'")
                     try:
                         message = self._message(raw, team, str(conv["id"]), channel, users, log)
-                    except (TypeError, ValueError, AttributeError) as exc:
-                        raise malformed(source, where, f"unreadable message: {exc!r}") from exc
+                    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                        raise malformed(source, where, f"unreadable message ({describe(exc)})") from exc
                     if message is not None:
                         yield message
 

@@ -19,7 +19,7 @@ from typing import Any
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
 from connectors.ids import telegram_chat_id_from_export, telegram_message_id
-from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
+from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "telegram"
@@ -153,7 +153,7 @@ class TelegramExportImporter:
                 message = self._message(raw, chat_id, chat_name, chat.get("type"), log)
             except (KeyError, TypeError, ValueError) as exc:
                 raise stream.error(
-                    f"unreadable message: {exc!r}", line=stream.last_value_line(), entry=where
+                    f"unreadable message ({describe(exc)})", line=stream.last_value_line(), entry=where
                 ) from exc
             if message is not None:
                 yield message

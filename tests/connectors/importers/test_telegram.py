@@ -176,7 +176,9 @@ def test_wrong_shape_is_rejected(run, tmp_path: Path) -> None:
     path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [1]}))
     assert "message 1" in _error(run, path)
     path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [{"id": "a"}]}))
-    assert "unreadable message" in _error(run, path)
+    assert "unreadable message (ValueError" in _error(run, path)
+    path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [{"id": 1}]}))
+    assert "missing field 'date'" in _error(run, path)
 
 
 def test_messages_before_chat_id_is_rejected(run, tmp_path: Path) -> None:
