@@ -83,7 +83,8 @@ def test_human_import_output(cli_env: dict[str, str]) -> None:
 
 def test_malformed_file_is_a_clear_error(cli_env: dict[str, str], tmp_path: Path) -> None:
     bad = tmp_path / "result.json"
-    bad.write_text('{"name": "X", "type": "personal_chat", "id": 1, "messages": [\n{"id": 1, "date_unixtime": "1", "text": "hi"},\n')
+    head = '{"name": "X", "type": "personal_chat", "id": 1, "messages": [\n'
+    bad.write_text(head + '{"id": 1, "date_unixtime": "1", "text": "hi"},\n')
     code, _, err = invoke("import", "telegram", str(bad))
     assert code == 1
     assert "result.json, line 3" in err and "truncated" in err
