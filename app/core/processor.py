@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core import aaak
@@ -258,18 +258,29 @@ class Processor:
         vectors = self.embedder.embed_documents([e.document for e in encoded])
         self.collection.upsert([vector_key(r.id) for r in rows], vectors, [vector_columns(r) for r in rows])
         now = self.clock.now_ms()
+        stamps = [
+            {
+                "row_id": row.id,
+                "hash": enc.content_hash,
+                "model": self.embedder.model_id,
+                "dims": self.embedder.dimensions,
+                "now": now,
+            }
+            for row, enc in zip(rows, encoded, strict=True)
+        ]
         with self.db.write() as session:
-            for row, enc in zip(rows, encoded, strict=True):
-                session.execute(
-                    update(RawMessageRow)
-                    .where(RawMessageRow.id == row.id)
-                    .values(
-                        embedding_model=self.embedder.model_id,
-                        embedding_content_hash=enc.content_hash,
-                        embedding_dimensions=self.embedder.dimensions,
-                        embedding_updated_at=now,
-                    )
-                )
+            # One executemany, not an ORM update per row: this runs for every ingested message.
+            session.connection().execute(
+                update(RawMessageRow.__table__)
+                .where(RawMessageRow.__table__.c.id == bindparam("row_id"))
+                .values(
+                    embedding_model=bindparam("model"),
+                    embedding_content_hash=bindparam("hash"),
+                    embedding_dimensions=bindparam("dims"),
+                    embedding_updated_at=bindparam("now"),
+                ),
+                stamps,
+            )
 
     def reembed(self, row_ids: Sequence[int]) -> int:
         """Recompute vectors for rows whose AAAK text changed (tier, content, metadata)."""

@@ -190,15 +190,18 @@ class KeywordIndex:
         if not items:
             return
         self.delete(session, kind, [ref for ref, _ in items])
-        for ref, body in items:
-            rowid = session.execute(
-                text("INSERT INTO keyword_fts(body, kind, ref, user_id) VALUES (:b, :k, :r, :u)"),
-                {"b": index_text(body), "k": kind, "r": ref, "u": user_id},
-            ).lastrowid
-            session.execute(
-                text("INSERT INTO keyword_refs(kind, ref, fts_rowid) VALUES (:k, :r, :i)"),
-                {"k": kind, "r": ref, "i": rowid},
-            )
+        # We hold the write lock (BEGIN IMMEDIATE), so numbering rowids ourselves is race-free and
+        # lets both inserts run as executemany instead of one statement per item.
+        start = int(session.execute(text("SELECT coalesce(max(rowid), 0) FROM keyword_fts")).scalar_one()) + 1
+        fts_rows = [
+            {"i": start + n, "b": index_text(body), "k": kind, "r": ref, "u": user_id}
+            for n, (ref, body) in enumerate(items)
+        ]
+        session.execute(
+            text("INSERT INTO keyword_fts(rowid, body, kind, ref, user_id) VALUES (:i, :b, :k, :r, :u)"),
+            fts_rows,
+        )
+        session.execute(text("INSERT INTO keyword_refs(kind, ref, fts_rowid) VALUES (:k, :r, :i)"), fts_rows)
 
     def delete(self, session: Session, kind: str, refs: Sequence[str]) -> None:
         for part in chunked(list(refs)):

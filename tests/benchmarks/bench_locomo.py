@@ -1,0 +1,72 @@
+"""Retrieval quality on LoCoMo (dev split): evidence recall@5/@10 through Strata's own search.
+
+Every turn of the five conversations is imported as a message; every question (categories 1-4)
+is asked through MemoryService.search, pooled over all conversations, with no filters.
+
+    python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.bootstrap import build_services
+from app.core.settings import EmbeddingSettings, Settings
+from tests.benchmarks.locomo_data import CATEGORIES, DATA, load
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
+    parser.add_argument("--workdir", type=Path, default=None, help="reuse an imported data dir")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    args = parser.parse_args()
+    if not DATA.exists():
+        print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
+        return 0
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-locomo-"))
+    settings = Settings(data_dir=workdir, embedding=EmbeddingSettings(provider=args.embedder))
+    services = build_services(settings)
+    messages, questions = load()
+    if args.limit:
+        questions = questions[: args.limit]
+    started = time.perf_counter()
+    result = services.memory.ingest(messages)
+    print(
+        f"imported {result.imported} turns ({result.duplicates} already there) "
+        f"in {time.perf_counter() - started:.1f}s; {len(questions)} questions; "
+        f"embedder {services.embedder.model_id}"
+    )
+    found: dict[int, dict[int, list[float]]] = {5: defaultdict(list), 10: defaultdict(list)}
+    started = time.perf_counter()
+    for q in questions:
+        hits = services.memory.search(q.text, limit=10)
+        ranked = [h.message_id for h in hits]
+        for k in (5, 10):
+            share = len(q.evidence & set(ranked[:k])) / len(q.evidence)
+            found[k][q.category].append(share)
+    elapsed = time.perf_counter() - started
+    print(f"searched in {elapsed:.1f}s ({1000 * elapsed / len(questions):.1f} ms/query)")
+    print(f"{'category':<14}{'n':>5}{'R@5':>8}{'R@10':>8}")
+    for cat, name in CATEGORIES.items():
+        n = len(found[10][cat])
+        if n:
+            r5 = sum(found[5][cat]) / n
+            r10 = sum(found[10][cat]) / n
+            print(f"{name:<14}{n:>5}{r5:>8.3f}{r10:>8.3f}")
+    all5 = [x for v in found[5].values() for x in v]
+    all10 = [x for v in found[10].values() for x in v]
+    print(f"{'overall':<14}{len(all10):>5}{sum(all5) / len(all5):>8.3f}{sum(all10) / len(all10):>8.3f}")
+    services.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
