@@ -114,7 +114,7 @@ class SlackExportImporter:
         if not export.has("users.json") and not export.has("channels.json"):
             raise malformed(source, None, "is not a Slack export: no users.json or channels.json inside")
         users = self._users(export, source) if export.has("users.json") else {}
-        conversations: list[tuple[str, dict[str, Any]]] = []
+        conversations: list[dict[str, Any]] = []
         for name in _CONVERSATION_FILES:
             if export.has(name):
                 listed = export.load(name)
@@ -125,12 +125,11 @@ class SlackExportImporter:
                         raise malformed(
                             source, f"{name} entry {i + 1}", "wrong shape: a conversation needs an 'id'"
                         )
-                    conversations.append((name, conv))
+                    conversations.append(conv)
         team = self._team(export, users, conversations, log)
-        for kind, conv in conversations:
-            # Public/private channels are folders by name; DMs and group DMs by id.
-            folder = conv.get("name") if kind in ("channels.json", "groups.json") else conv["id"]
-            folder = str(folder or conv["id"])
+        for conv in conversations:
+            # Channels, private channels and group DMs (mpdm-…) are folders by name; DMs (no name) by id.
+            folder = str(conv.get("name") or conv["id"])
             channel = str(conv.get("name") or _dm_name(conv, users))
             for day in export.day_files(folder):
                 entries = export.load(day)
@@ -157,14 +156,14 @@ class SlackExportImporter:
         self,
         export: _Export,
         users: dict[str, dict[str, Any]],
-        convs: list[tuple[str, dict[str, Any]]],
+        convs: list[dict[str, Any]],
         log: ImportLog,
     ) -> str:
         for user in users.values():
             if user.get("team_id"):
                 log.note("team", str(user["team_id"]))
                 return str(user["team_id"])
-        digest = hashlib.sha1("\n".join(sorted(str(c["id"]) for _, c in convs)).encode()).hexdigest()[:10]
+        digest = hashlib.sha1("\n".join(sorted(str(c["id"]) for c in convs)).encode()).hexdigest()[:10]
         team = f"E{digest.upper()}"
         log.note("team", f"{team} (derived: the export names no team id)")
         log.warn(

@@ -71,6 +71,10 @@ def test_private_conversations_and_dms(run, tmp_path: Path) -> None:
             {"type": "message", "ts": "1600200000.000100", "user": "U01", "text": "shh"}
         ],
         "dms.json": [{"id": "D01", "members": ["U01", "U02"]}],
+        "mpims.json": [{"id": "G02", "name": "mpdm-anna--bob-1", "members": ["U01", "U02"]}],
+        "mpdm-anna--bob-1/2020-09-15.json": [
+            {"type": "message", "ts": "1600200002.000100", "user": "U01", "text": "group dm"}
+        ],
         "D01/2020-09-15.json": [
             {"type": "message", "ts": "1600200001.000100", "user": "U02", "text": "hi anna"}
         ],
@@ -79,6 +83,7 @@ def test_private_conversations_and_dms(run, tmp_path: Path) -> None:
     channels = {m.message_id: m.channel for m in messages}
     assert channels["slack:T0TEAM:G01:1600200000.000100"] == "secret-plans"
     assert channels["slack:T0TEAM:D01:1600200001.000100"] == "dm:anna, Bob Stone"
+    assert channels["slack:T0TEAM:G02:1600200002.000100"] == "mpdm-anna--bob-1"
 
 
 def test_missing_team_id_is_derived_and_stable(run, tmp_path: Path) -> None:
