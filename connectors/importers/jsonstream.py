@@ -19,7 +19,7 @@ from app.core.errors import InvalidInput
 from connectors.importers.base import malformed
 
 _WS = re.compile(r"[ \t\n\r]*")
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18
 # A single value larger than this is not a chat message; stop instead of reading the whole file.
 _MAX_VALUE_CHARS = 64 << 20
 

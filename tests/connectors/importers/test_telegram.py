@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from app.core.errors import InvalidInput
+from connectors.importers.base import ImportLog
 from connectors.importers.telegram import (
     TelegramExportImporter,
     bot_api_chat_id,
@@ -201,3 +203,22 @@ def test_trailing_garbage_is_rejected(run, tmp_path: Path) -> None:
     path = tmp_path / "result.json"
     path.write_text('{"name": "X", "type": "personal_chat", "id": 1, "messages": []} extra')
     assert "after the end" in _error(run, path)
+
+
+def test_memory_stays_bounded(tmp_path: Path) -> None:
+    # ~4.7 MB of JSON: json.load peaks near 13 MB (text + objects); the walk holds about one window.
+    msgs = [
+        {"id": i, "type": "message", "date_unixtime": str(1600000000 + i), "from": "P", "text": "y" * 300}
+        for i in range(1, 12001)
+    ]
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"name": "Big", "type": "personal_chat", "id": 9, "messages": msgs}))
+    del msgs
+    tracemalloc.start()
+    try:
+        seen = sum(1 for _ in TelegramExportImporter().messages(path, ImportLog()))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == 12000
+    assert peak < 3 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB for a {path.stat().st_size / 1e6:.1f} MB file"
