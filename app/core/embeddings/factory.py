@@ -1,14 +1,32 @@
-"""Choose the embedder named in settings."""
+"""Builds the configured Embedder; called once from the composition root."""
 
 from __future__ import annotations
 
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
+from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
 from app.core.errors import ConfigError
 from app.core.settings import EmbeddingSettings
 
+HASHING_DEFAULT_DIMENSIONS = 64
+
 
 def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> Embedder:
+    """`local` (offline MiniLM, loaded lazily), `openai` (any compatible endpoint) or `hashing` (no model)."""
+    if settings.provider == "local":
+        return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+    if settings.provider == "openai":
+        return OpenAICompatibleEmbedder(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=api_key,
+            dimensions=settings.dimensions,
+            batch_size=settings.batch_size,
+        )
     if settings.provider == "hashing":
-        return HashingEmbedder(settings.dimensions or 64)
-    raise ConfigError(f"embedding provider {settings.provider!r} is not available in this build")
+        return HashingEmbedder(settings.dimensions or HASHING_DEFAULT_DIMENSIONS)
+    # Unreachable through validated settings; kept so a hand-built value fails clearly.
+    raise ConfigError(
+        f"unknown embedding provider {settings.provider!r}", hint="use one of: local, openai, hashing"
+    )

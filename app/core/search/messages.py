@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from app.core.access import AccessTracker
 from app.core.clock import DAY_MS, Clock
@@ -15,7 +16,6 @@ from app.core.search.dates import parse_query_dates
 from app.core.search.fusion import near_duplicate_key, rrf_fuse
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
-from app.core.storage.messages import MESSAGE_KIND
 from app.core.storage.models import RawMessageRow
 from app.core.storage.vectors import VectorCollection, sql_quote
 
@@ -122,17 +122,27 @@ class MessageSearcher:
     def _keyword_candidates(self, query: MessageQuery, pool: int) -> list[int]:
         clauses, params = _sql_filters(query.filters)
         with self.db.read() as session:
-            hits = self.keywords.search(
-                session,
-                MESSAGE_KIND,
-                query.user_id,
-                query.text,
-                pool,
-                join_sql="JOIN raw_messages m ON m.id = CAST(keyword_fts.ref AS INTEGER)",
-                where_sql="".join(f" AND {c}" for c in clauses),
-                params=params,
-            )
+            if clauses or self._several_users(session):
+                clauses.append("m.user_id = :user_id")
+                if not query.filters.include_archived:
+                    clauses.append("m.archived_at IS NULL")
+                params["user_id"] = query.user_id
+                hits = self.keywords.search_messages(
+                    session,
+                    query.text,
+                    pool,
+                    join_sql="JOIN raw_messages m ON m.id = messages_fts.rowid",
+                    where_sql="".join(f" AND {c}" for c in clauses),
+                    params=params,
+                )
+            else:
+                # One user and no filters: skip the join; rows of other users cannot exist, and
+                # archived rows are dropped after hydration.
+                hits = self.keywords.search_messages(session, query.text, pool)
         return [int(h.ref) for h in hits]
+
+    def _several_users(self, session: Any) -> bool:
+        return bool(session.execute(text("SELECT count(*) > 1 FROM users")).scalar_one())
 
     @staticmethod
     def _passes(row: RawMessageRow, query: MessageQuery) -> bool:
@@ -193,8 +203,6 @@ def _lance_where(query: MessageQuery) -> str:
 def _sql_filters(f: SearchFilters) -> tuple[list[str], dict[str, object]]:
     clauses: list[str] = []
     params: dict[str, object] = {}
-    if not f.include_archived:
-        clauses.append("m.archived_at IS NULL")
     for column, values in (("platform", f.platforms), ("channel", f.channels), ("person", f.persons)):
         if values:
             names = []

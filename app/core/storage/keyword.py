@@ -21,6 +21,7 @@ _CJK = (
     r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     r"\uac00-\ud7af\u1100-\u11ff"  # Hangul
 )
+MESSAGE_KIND = "message"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 
@@ -190,6 +191,12 @@ class KeywordIndex:
         if not items:
             return
         self.delete(session, kind, [ref for ref, _ in items])
+        if kind == MESSAGE_KIND:
+            session.execute(
+                text("INSERT INTO messages_fts(rowid, body) VALUES (:i, :b)"),
+                [{"i": int(ref), "b": index_text(body)} for ref, body in items],
+            )
+            return
         # We hold the write lock (BEGIN IMMEDIATE), so numbering rowids ourselves is race-free and
         # lets both inserts run as executemany instead of one statement per item.
         start = int(session.execute(text("SELECT coalesce(max(rowid), 0) FROM keyword_fts")).scalar_one()) + 1
@@ -204,6 +211,11 @@ class KeywordIndex:
         session.execute(text("INSERT INTO keyword_refs(kind, ref, fts_rowid) VALUES (:k, :r, :i)"), fts_rows)
 
     def delete(self, session: Session, kind: str, refs: Sequence[str]) -> None:
+        if kind == MESSAGE_KIND:
+            for part in chunked([int(r) for r in refs]):
+                ids = ", ".join(str(i) for i in part)
+                session.execute(text(f"DELETE FROM messages_fts WHERE rowid IN ({ids})"))
+            return
         for part in chunked(list(refs)):
             params = {f"r{i}": r for i, r in enumerate(part)}
             names = ", ".join(f":r{i}" for i in range(len(part)))
@@ -247,7 +259,31 @@ class KeywordIndex:
         # FTS5's bm25() is negative (more negative = better); flip it for a natural score.
         return [KeywordHit(ref=str(r[0]), score=-float(r[1])) for r in rows]
 
+    def search_messages(
+        self,
+        session: Session,
+        query: str,
+        limit: int,
+        *,
+        join_sql: str = "",
+        where_sql: str = "",
+        params: dict[str, object] | None = None,
+    ) -> list[KeywordHit]:
+        """BM25 over messages; the caller joins `raw_messages m ON m.id = messages_fts.rowid` only when
+        it filters, because the join costs as much as the match on large archives."""
+        expr = match_expression(query)
+        if expr is None:
+            return []
+        sql = (
+            "SELECT messages_fts.rowid, bm25(messages_fts) AS rank FROM messages_fts "
+            f"{join_sql} WHERE messages_fts MATCH :q {where_sql} ORDER BY rank LIMIT :lim"
+        )
+        rows = session.execute(text(sql), {"q": expr, "lim": limit, **(params or {})}).all()
+        return [KeywordHit(ref=str(r[0]), score=-float(r[1])) for r in rows]
+
     def count(self, session: Session, kind: str) -> int:
+        if kind == MESSAGE_KIND:
+            return int(session.execute(text("SELECT count(*) FROM messages_fts")).scalar_one())
         return int(
             session.execute(
                 text("SELECT count(*) FROM keyword_refs WHERE kind = :k"), {"k": kind}

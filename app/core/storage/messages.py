@@ -9,9 +9,8 @@ from sqlalchemy.orm import Session
 
 from app.core.domain import Attachment, MessageRecord, Tier
 from app.core.storage.db import chunked
+from app.core.storage.keyword import MESSAGE_KIND as MESSAGE_KIND  # re-exported
 from app.core.storage.models import RawMessageRow
-
-MESSAGE_KIND = "message"
 
 
 def to_record(row: RawMessageRow, *, reveal_archived: bool = False) -> MessageRecord:
