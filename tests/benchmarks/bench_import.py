@@ -3,7 +3,7 @@
 Run: `.venv/bin/python tests/benchmarks/bench_import.py [--messages 100000] [--embedder hashing|local]`.
 Prints messages/s and the split parse (validation pass) / store (SQLite + keyword index +
 LanceDB upsert) / embed (the embedder's own time, measured by wrapping it). Figures are
-recorded in docs/benchmarks/importers.md.
+recorded in docs/benchmarks/import.md.
 """
 
 from __future__ import annotations
