@@ -20,8 +20,11 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.connector_service import ConnectorService
 from app.services.import_service import ImportService
+from app.services.insights_service import InsightsService, build_insights_service
 from app.services.memory_service import MemoryService
+from connectors.secrets import open_secret_store
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +45,13 @@ class Services:
     access: AccessTracker
     memory: MemoryService
     imports: ImportService
+    insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
+    connectors: ConnectorService | None = None
 
     def close(self) -> None:
+        if self.connectors is not None:
+            self.connectors.stop_live()
         self.access.close()
         self.db.dispose()
 
@@ -99,6 +106,15 @@ def build_services(
         events=events,
         min_raw_results_without_fallback=settings.search.min_raw_results_without_fallback,
     )
+    connectors = ConnectorService(
+        db,
+        memory,
+        open_secret_store(layout.secrets_file),
+        clock,
+        user_id=settings.user_id,
+        events=events,
+    )
+    memory.person_aliases = connectors.person_aliases
     services = Services(
         settings=settings,
         layout=layout,
@@ -112,6 +128,10 @@ def build_services(
         access=access,
         memory=memory,
         imports=ImportService(memory, user_id=settings.user_id),
+        insights=build_insights_service(
+            settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
+        ),
+        connectors=connectors,
     )
     if repair:
         report = processor.repair()

@@ -7,10 +7,14 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.importing import import_app
+from app.cli.insights import insights_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
+from app.cli.mcp import mcp_app
 from app.cli.search import search_command
+from app.cli.serve import serve_command, token_command
 
 cli = typer.Typer(
     name="strata",
@@ -44,10 +48,15 @@ def main(
 
 
 cli.add_typer(import_app, name="import")
+cli.add_typer(insights_app, name="insights")
+cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("serve")(serve_command)
+cli.command("token")(token_command)
+cli.add_typer(mcp_app, name="mcp")
 
 
 def run() -> None:

@@ -11,37 +11,9 @@ from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, services
 from app.core.clock import iso
-from app.core.domain import SearchFilters, SearchHit
+from app.core.domain import SearchHit
 from app.core.errors import InvalidInput
-from app.core.jsonl import parse_timestamp
-
-DAY_MS = 86_400_000
-
-
-def parse_bound(value: str | None, *, end_of_day: bool) -> int | None:
-    """ISO date/datetime or Unix ms; a bare date as `until` means the end of that day."""
-    if value is None:
-        return None
-    ms = parse_timestamp(value)
-    if end_of_day and len(value.strip()) == 10 and value.strip()[4] == "-":
-        ms += DAY_MS - 1
-    return ms
-
-
-def filters_from(data: dict[str, Any]) -> SearchFilters:
-    def many(key: str) -> tuple[str, ...]:
-        value = data.get(key)
-        if value in (None, "", []):
-            return ()
-        return tuple(value) if isinstance(value, list) else (str(value),)
-
-    return SearchFilters(
-        platforms=many("platform"),
-        channels=many("channel"),
-        persons=many("person"),
-        since=parse_bound(data.get("since"), end_of_day=False),
-        until=parse_bound(data.get("until"), end_of_day=True),
-    )
+from app.core.search.filters import filters_from
 
 
 def render(hits: list[SearchHit]) -> None:

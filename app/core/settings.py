@@ -38,8 +38,18 @@ class SearchSettings(BaseModel):
 
     default_limit: int = 10
     candidate_pool: int = 50
-    rrf_k: int = 60
+    rrf_k: int = 10
     min_raw_results_without_fallback: int = 3
+
+
+class InsightSettings(BaseModel):
+    """Insight generation and ranking. `identities` are the names "me" goes by in chats (open loops)."""
+
+    identities: list[str] = Field(default_factory=list)
+    timezone: str = "UTC"
+    frequency_max_count: int = 20
+    schedule_minutes: int = 60
+    use_llm: bool = True
 
 
 class ApiSettings(BaseModel):
@@ -58,6 +68,7 @@ class Settings(BaseSettings):
     user_id: str = "local"
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    insights: InsightSettings = Field(default_factory=InsightSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     max_message_bytes: int = 10 * 1024 * 1024

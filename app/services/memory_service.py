@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -56,6 +57,8 @@ class MemoryService:
         self.keywords = KeywordIndex()
         self.min_raw_results_without_fallback = min_raw_results_without_fallback
         self.fallback_sources: list[HitSource] = []
+        # Identity hook (connectors feature): every name of the contact a person filter names.
+        self.person_aliases: Callable[[str], tuple[str, ...]] | None = None
         self.extra_sources: dict[str, HitSource] = {}
 
     # -- ingest -------------------------------------------------------------------------------
@@ -113,7 +116,12 @@ class MemoryService:
         """Hybrid search over messages; `include` adds other registered sources (e.g. "documents")."""
         if limit < 1 or limit > MAX_SEARCH_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit}")
-        query = MessageQuery(text=text, filters=filters or SearchFilters(), limit=limit, user_id=self.user_id)
+        filters = filters or SearchFilters()
+        if filters.persons and self.person_aliases is not None:
+            expand = self.person_aliases
+            persons = tuple(dict.fromkeys(alias for p in filters.persons for alias in expand(p)))
+            filters = dataclasses.replace(filters, persons=persons)
+        query = MessageQuery(text=text, filters=filters, limit=limit, user_id=self.user_id)
         hits = self.searcher.search(query)
         if len(hits) < self.min_raw_results_without_fallback:
             for source in self.fallback_sources:

@@ -7,9 +7,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, UploadFile
 from pydantic import BaseModel, Field
 
+from app.api.deps import get_services
 from app.bootstrap import Services
 from app.core.errors import InvalidInput
 from app.services.import_service import ImportOptions
@@ -56,7 +57,6 @@ class ImportOut(BaseModel):
     summary="Import a chat export: Slack zip, Telegram result.json, Discord JSON, WhatsApp, mbox/.eml",
 )
 def import_export(
-    request: Request,
     file: UploadFile = File(..., description="the export file as the platform wrote it"),
     format: str | None = Form(None, description=FORMAT_HELP),
     dry_run: bool = Form(False, description="only parse and summarize; store nothing"),
@@ -67,10 +67,10 @@ def import_export(
         None, description="WhatsApp date order DMY, MDY or YMD; detected if omitted"
     ),
     chat_name: str | None = Form(None, description="WhatsApp chat name; taken from the file name if omitted"),
+    services: Services = Depends(get_services),
 ) -> ImportOut:
     """The whole file is validated before anything is stored; a malformed file returns 400 naming
     the entry and line, with nothing imported. Importing the same file again is a no-op."""
-    services: Services = request.app.state.services  # what app.api.deps.get_services returns
     if format is not None and format not in services.imports.formats:
         raise InvalidInput(f"unknown format {format!r}", hint=FORMAT_HELP)
     # Keep the uploaded name: WhatsApp takes the chat name from it and detection uses the suffix.

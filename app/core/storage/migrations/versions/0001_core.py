@@ -113,11 +113,11 @@ def upgrade() -> None:
     # Keyword index (SQLite FTS5; the only SQLite-specific piece, see app/core/storage/keyword.py).
     op.execute(
         "CREATE VIRTUAL TABLE keyword_fts USING fts5("
-        "body, kind UNINDEXED, ref UNINDEXED, user_id UNINDEXED, tokenize='unicode61 remove_diacritics 2')"
+        "body, kind UNINDEXED, ref UNINDEXED, user_id UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')"
     )
     # Messages, by far the largest kind, get their own table keyed by raw_messages.id: no ref
     # mapping, no kind filter per match, half the cost per query at 100k messages.
-    op.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2')")
+    op.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
     op.create_table(
         "keyword_refs",
         sa.Column("kind", sa.String(32), primary_key=True),

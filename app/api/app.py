@@ -1,0 +1,86 @@
+"""The FastAPI app factory: REST routers under /api, the MCP server at /mcp, one guard in front.
+
+Extension point: a feature adds `app/api/routes/<feature>.py` exporting `router` (paths relative
+to /api, sync handlers calling app.services) and one line to ROUTERS below; docs/api.md lists
+every route (a test checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Security
+
+from app import __version__
+from app.api.deps import bearer_scheme
+from app.api.errors import install_error_handlers
+from app.api.routes import connectors, health, importing, insights, messages, search, stats
+from app.api.schemas import ERROR_RESPONSES
+from app.api.security import HostPolicy, LocalGuard, load_or_create_token
+from app.bootstrap import Services
+from app.mcp.server import build_mcp_server, http_app
+
+API_PREFIX = "/api"
+
+# One line per feature router.
+ROUTERS = (
+    messages.router,
+    search.router,
+    stats.router,
+    insights.router,
+    connectors.router,
+    importing.router,
+)
+
+DESCRIPTION = (
+    "Local REST API of Strata, your personal memory. Every route except `/api/health` needs "
+    "`Authorization: Bearer <token>` (print it with `strata token`). The MCP server is at `/mcp`."
+)
+
+
+def create_app(
+    services: Services,
+    *,
+    policy: HostPolicy | None = None,
+    token: str | None = None,
+) -> FastAPI:
+    """Build the app for `services`. `policy` defaults to the configured bind host's policy."""
+    settings = services.settings
+    token = token or load_or_create_token(settings.layout.token_file)
+    policy = policy or HostPolicy.for_bind(settings.api.host)
+
+    mcp_server = build_mcp_server(services)
+    mcp_app = http_app(
+        mcp_server,
+        allowed_hosts=None if policy.any_host else policy.mcp_allowed_hosts(),
+        allowed_origins=policy.mcp_allowed_origins(),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # The MCP session manager owns a task group for HTTP sessions; it lives as long as the app.
+        async with mcp_server.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="Strata",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url=f"{API_PREFIX}/docs",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    app.state.mcp_server = mcp_server
+    install_error_handlers(app)
+    app.include_router(health.router, prefix=API_PREFIX)
+    for router in ROUTERS:
+        app.include_router(
+            router, prefix=API_PREFIX, dependencies=[Security(bearer_scheme)], responses=ERROR_RESPONSES
+        )
+    # The MCP app's single route (/mcp) joins our router directly, so `/mcp` needs no redirect.
+    app.router.routes.extend(mcp_app.routes)
+    app.add_middleware(LocalGuard, token=token, policy=policy, max_body_bytes=settings.api.max_body_bytes)
+    return app

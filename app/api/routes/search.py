@@ -1,0 +1,42 @@
+"""`/api/search`: hybrid search, the same call and hits as `strata search --json`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query
+
+from app.api.deps import get_services
+from app.api.schemas import SearchIn, SearchOut
+from app.bootstrap import Services
+from app.core.search.filters import filters_from
+
+router = APIRouter(tags=["search"])
+
+
+def _search(services: Services, body: SearchIn) -> SearchOut:
+    filters = filters_from(body.model_dump())
+    hits = services.memory.search(body.query, filters, body.limit)
+    return SearchOut(query=body.query, hits=[h.to_dict() for h in hits])  # type: ignore[misc]
+
+
+@router.get("/search", response_model=SearchOut, summary="Search memory (query string)")
+def search_get(
+    q: str = Query(
+        ..., min_length=1, max_length=4000, description="what to look for; 'last week' etc. filter"
+    ),
+    limit: int = Query(10, ge=1, le=200),
+    platform: list[str] | None = Query(None, description="only these platforms (repeatable)"),
+    channel: list[str] | None = Query(None, description="only these channels (repeatable)"),
+    person: list[str] | None = Query(None, description="only these people (repeatable)"),
+    since: str | None = Query(None, description="ISO date/time or Unix ms"),
+    until: str | None = Query(None, description="ISO date/time or Unix ms; a bare date means end of day"),
+    services: Services = Depends(get_services),
+) -> SearchOut:
+    body = SearchIn(
+        query=q, limit=limit, platform=platform, channel=channel, person=person, since=since, until=until
+    )
+    return _search(services, body)
+
+
+@router.post("/search", response_model=SearchOut, summary="Search memory (JSON body)")
+def search_post(body: SearchIn, services: Services = Depends(get_services)) -> SearchOut:
+    return _search(services, body)

@@ -1,0 +1,171 @@
+"""Pydantic request/response models of the REST API (the only place REST shapes are defined)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.clock import iso
+from app.core.domain import MessageRecord
+
+MAX_BATCH = 10_000
+MAX_ID = 2**62  # SQLite integers are signed 64-bit; larger ids cannot exist
+
+
+class ErrorOut(BaseModel):
+    """Every error response: a stable machine-readable code and a human message."""
+
+    error: str = Field(description="stable code, e.g. not_found, invalid_input, unauthorized")
+    message: str
+    hint: str | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text}
+    for status, text in (
+        (400, "invalid input"),
+        (401, "missing or wrong bearer token"),
+        (403, "foreign Origin"),
+        (404, "no such record"),
+        (413, "request body too large"),
+        (421, "foreign Host header"),
+        (422, "request does not match the schema"),
+    )
+}
+
+
+class MessageIn(BaseModel):
+    """One message in the JSONL field format. Each item is checked on its own by the core parser,
+    so a bad item is reported in `errors` (with its 1-based position as `line`) and the rest imports."""
+
+    model_config = ConfigDict(extra="allow")
+
+    platform: Any = Field(None, description="required; e.g. slack, discord, telegram, note")
+    message_id: Any = Field(None, description="required; unique per platform")
+    channel: Any = Field(None, description="channel, chat or conversation name")
+    person: Any = Field(None, description="author")
+    bot_id: Any = Field(None, description="bot/workspace the message came through")
+    timestamp: Any = Field(None, description="required; ISO-8601 or Unix milliseconds")
+    content: Any = Field(None, description="required; the message text")
+    attachments: Any = Field(None, description="list of {name, url, contentType, sizeBytes}")
+    metadata: Any = Field(None, description="JSON object of extra fields")
+
+
+class IngestIn(BaseModel):
+    messages: list[MessageIn] = Field(..., max_length=MAX_BATCH)
+
+
+class IngestErrorOut(BaseModel):
+    line: int | None = Field(None, description="1-based position of the item in `messages`")
+    message_id: str | None
+    reason: str
+
+
+class IngestOut(BaseModel):
+    imported: int
+    duplicates: int
+    updated: int
+    errors: list[IngestErrorOut]
+    ids: list[int] = Field(description="record ids of the imported or updated messages")
+
+
+class SearchIn(BaseModel):
+    query: str = Field(..., min_length=1, max_length=4000)
+    limit: int = Field(10, ge=1, le=200)
+    platform: list[str] | str | None = None
+    channel: list[str] | str | None = None
+    person: list[str] | str | None = None
+    since: str | int | None = Field(None, description="ISO date/time or Unix ms")
+    until: str | int | None = Field(
+        None, description="ISO date/time or Unix ms; a bare date means end of day"
+    )
+
+
+class HitOut(BaseModel):
+    """A search hit (same fields as `strata search --json`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    kind: str
+    content: str
+    score: float
+    platform: str | None
+    channel: str | None
+    person: str | None
+    timestamp: int | None
+    tier: str | None
+
+
+class SearchOut(BaseModel):
+    query: str
+    hits: list[HitOut]
+
+
+class MessageOut(BaseModel):
+    id: int
+    platform: str
+    message_id: str
+    channel: str
+    person: str
+    bot_id: str | None
+    timestamp: int
+    time: str | None
+    created_at: int
+    content: str | None = Field(description="null when archived by the forgetting engine")
+    attachments: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    tier: str
+    access_count: int
+    last_access_at: int | None
+    importance_score: float | None
+    archived_at: int | None
+    is_pinned: bool
+    summary_ref_id: str | None
+    embedding_model: str | None
+    neighbours: list[MessageOut] | None = Field(
+        None, description="surrounding messages of the same conversation, oldest first (with ?context=N)"
+    )
+
+    @classmethod
+    def from_record(cls, record: MessageRecord, neighbours: list[MessageOut] | None = None) -> MessageOut:
+        return cls(
+            id=record.id,
+            platform=record.platform,
+            message_id=record.message_id,
+            channel=record.channel,
+            person=record.person,
+            bot_id=record.bot_id,
+            timestamp=record.timestamp,
+            time=iso(record.timestamp),
+            created_at=record.created_at,
+            content=record.content,
+            attachments=[a.to_dict() for a in record.attachments],
+            metadata=record.metadata,
+            tier=str(record.memory_stage),
+            access_count=record.access_count,
+            last_access_at=record.last_access_at,
+            importance_score=record.importance_score,
+            archived_at=record.archived_at,
+            is_pinned=record.is_pinned,
+            summary_ref_id=record.summary_ref_id,
+            embedding_model=record.embedding_model,
+            neighbours=neighbours,
+        )
+
+
+class PinIn(BaseModel):
+    pinned: bool = True
+
+
+class DeletedOut(BaseModel):
+    deleted: int
+
+
+class StatsOut(BaseModel):
+    """Counts and index facts; features may add keys."""
+
+    model_config = ConfigDict(extra="allow")
+
+    messages: int

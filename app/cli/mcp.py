@@ -1,0 +1,46 @@
+"""`strata mcp` (serve MCP over stdio) and `strata mcp install` (register Strata in an MCP client)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from app.cli.context import console, guarded, services, state
+from app.core.paths import default_data_dir
+from app.core.settings import load_settings
+from app.mcp.install import CLIENTS, install, snippet
+from app.mcp.server import run_stdio
+
+mcp_app = typer.Typer(
+    help="The MCP server for agents (Claude Desktop, Cursor, ...).", invoke_without_command=True
+)
+
+
+@mcp_app.callback()
+def mcp_command(ctx: typer.Context) -> None:
+    """With no sub-command, serve the MCP tools over stdin/stdout (what MCP clients launch)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    # stdout carries the protocol: everything human goes to stderr (console is stderr).
+    run_stdio(services(ctx))
+
+
+@mcp_app.command("install")
+def install_command(
+    ctx: typer.Context,
+    client: str = typer.Option(..., "--client", help=f"One of: {', '.join(CLIENTS)}."),
+    print_only: bool = typer.Option(False, "--print", help="Print the config entry instead of writing it."),
+    config_file: Path = typer.Option(
+        None, "--config-file", help="Client config file (default: its usual place)."
+    ),
+) -> None:
+    """Add Strata to an MCP client's config file, keeping its other servers."""
+    data_dir = state(ctx).data_dir or guarded(lambda: load_settings(None).data_dir) or default_data_dir()
+    result = guarded(lambda: install(client, data_dir, config_path=config_file, write=not print_only))
+    if print_only:
+        typer.echo(snippet(result.entry))
+        console.print(f"[dim]paste into {result.config_path}[/dim]")
+        return
+    verb = "updated" if result.replaced else "added"
+    console.print(f"{verb} the 'strata' MCP server in {result.config_path}; restart {client} to load it")

@@ -1,0 +1,41 @@
+"""`strata serve` (REST API + MCP over HTTP on loopback) and `strata token` (print the API token)."""
+
+from __future__ import annotations
+
+import typer
+
+from app.api.app import create_app
+from app.api.security import HostPolicy, load_or_create_token
+from app.api.server import check_bind_host, serve
+from app.cli.context import console, guarded, services, state
+from app.core.settings import load_settings
+
+
+def serve_command(
+    ctx: typer.Context,
+    host: str = typer.Option(None, "--host", help="Interface to bind (default 127.0.0.1)."),
+    port: int = typer.Option(None, "--port", min=1, max=65535, help="TCP port (default 3415)."),
+    allow_remote: bool = typer.Option(
+        False, "--allow-remote", help="Allow a non-loopback --host. Exposes your memory to the network."
+    ),
+) -> None:
+    """Serve the REST API under /api and the MCP server at /mcp until Ctrl+C."""
+    settings = guarded(lambda: load_settings(state(ctx).data_dir))
+    bind_host = host or settings.api.host
+    bind_port = port or settings.api.port
+    warning = guarded(lambda: check_bind_host(bind_host, allow_remote=allow_remote))
+    if warning:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    svc = services(ctx)
+    app = guarded(lambda: create_app(svc, policy=HostPolicy.for_bind(bind_host)))
+    shown = f"[{bind_host}]" if ":" in bind_host else bind_host
+    console.print(f"Strata API on http://{shown}:{bind_port}/api (docs: /api/docs, MCP: /mcp)")
+    console.print("[dim]Authorization: Bearer $(strata token)[/dim]")
+    serve(app, bind_host, bind_port, allow_remote=allow_remote, log_level=settings.log_level)
+
+
+def token_command(ctx: typer.Context) -> None:
+    """Print the local API token (created on first use, stored with 0600 permissions)."""
+    settings = guarded(lambda: load_settings(state(ctx).data_dir))
+    layout = settings.layout.ensure()
+    typer.echo(guarded(lambda: load_or_create_token(layout.token_file)))

@@ -1,0 +1,159 @@
+"""REST routes in-process (httpx ASGI transport) on real services: ingest, search, get, pin, delete, stats."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from app.api.app import create_app
+from app.bootstrap import build_services
+from app.cli.main import cli
+from app.core.storage.models import AuditRow
+
+TOKEN = "k" * 43
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+async def client(services):
+    app = create_app(services, token=TOKEN)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:3415", headers=AUTH) as c:
+        yield c
+
+
+@pytest.mark.anyio
+async def test_health_is_open(client):
+    r = await client.get("/api/health", headers={"Authorization": ""})
+    assert r.status_code == 200 and r.json()["status"] == "ok"
+
+
+@pytest.mark.anyio
+async def test_search_get_and_post_agree(client, services):
+    r = await client.get("/api/search", params={"q": "launch date", "limit": 5, "platform": "slack"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["query"] == "launch date" and 0 < len(body["hits"]) <= 5
+    assert {h["platform"] for h in body["hits"]} == {"slack"}
+    query = {"query": "launch date", "limit": 5, "platform": ["slack"]}
+    posted = await client.post("/api/search", json=query)
+    assert posted.json() == body
+    expected = [h.to_dict() for h in services.memory.search("launch date", None, 5)]
+    r = await client.get("/api/search", params={"q": "launch date", "limit": 5})
+    assert r.json()["hits"] == expected
+
+
+@pytest.mark.anyio
+async def test_rest_and_cli_return_the_same_hits(services, settings, cli_env):
+    # Both sides on the wall clock (recency weighting depends on "now"), as in real use.
+    live = build_services(settings)
+    try:
+        transport = httpx.ASGITransport(app=create_app(live, token=TOKEN))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", headers=AUTH) as c:
+            params = {"q": "who writes the blog post", "limit": 5, "since": "2026-11-01"}
+            rest = (await c.get("/api/search", params=params)).json()["hits"]
+    finally:
+        live.close()
+    args = ["search", "who writes the blog post", "-n", "5", "--since", "2026-11-01", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert rest and json.loads(result.stdout)["hits"] == rest
+
+
+@pytest.mark.anyio
+async def test_search_validation_errors_are_json(client):
+    r = await client.get("/api/search", params={"q": "x", "limit": 0})
+    assert r.status_code == 422 and r.json()["error"] == "validation_error"
+    r = await client.get("/api/search", params={"q": "x", "since": "not a date"})
+    assert (
+        r.status_code == 400 and r.json()["error"] == "invalid_input" and "timestamp" in r.json()["message"]
+    )
+
+
+@pytest.mark.anyio
+async def test_ingest_reports_imported_duplicates_and_per_item_errors(client):
+    batch = {
+        "messages": [
+            {
+                "platform": "slack",
+                "message_id": "api-1",
+                "channel": "ops",
+                "person": "kim",
+                "timestamp": "2026-11-20T08:00:00Z",
+                "content": "The zebra deploy is green",
+            },
+            {"platform": "slack", "message_id": "api-2", "timestamp": 1794000000000},
+            {"platform": "slack", "message_id": "api-3", "timestamp": "yesterday-ish", "content": "x"},
+        ]
+    }
+    r = await client.post("/api/messages", json=batch)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["imported"] == 1 and body["duplicates"] == 0 and len(body["ids"]) == 1
+    assert [(e["line"], e["message_id"]) for e in body["errors"]] == [(2, "api-2"), (3, "api-3")]
+    assert "content" in body["errors"][0]["reason"] and "timestamp" in body["errors"][1]["reason"]
+
+    again = (await client.post("/api/messages", json={"messages": batch["messages"][:1]})).json()
+    assert again["imported"] == 0 and again["duplicates"] == 1
+
+    hits = (await client.get("/api/search", params={"q": "zebra deploy"})).json()["hits"]
+    assert hits[0]["message_id"] == "api-1"
+
+
+@pytest.mark.anyio
+async def test_get_with_context_pin_and_audited_delete(client, services):
+    r = await client.get("/api/messages/3", params={"context": 1})
+    assert r.status_code == 200
+    record = r.json()
+    assert record["id"] == 3 and record["time"].endswith("Z")
+    assert [n["id"] for n in record["neighbours"]] == [2, 4]
+    assert (await client.get("/api/messages/3")).json()["neighbours"] is None
+
+    assert (await client.post("/api/messages/3/pin")).json()["is_pinned"] is True
+    assert (await client.post("/api/messages/3/pin", json={"pinned": False})).json()["is_pinned"] is False
+
+    assert (await client.delete("/api/messages/3")).json() == {"deleted": 3}
+    gone = await client.get("/api/messages/3")
+    assert gone.status_code == 404 and gone.json()["error"] == "not_found"
+    assert (await client.delete("/api/messages/3")).status_code == 404
+    with services.db.read() as session:
+        actions = [(a.action, a.actor) for a in session.scalars(select(AuditRow))]
+    assert ("delete", "api") in actions and ("pin", "api") in actions
+
+
+@pytest.mark.anyio
+async def test_stats(client):
+    body = (await client.get("/api/stats")).json()
+    assert body["messages"] == 24 and body["by_platform"]["slack"] == 15
+
+
+@pytest.mark.anyio
+async def test_auth_host_origin_and_size(client, services):
+    assert (await client.get("/api/stats", headers={"Authorization": ""})).status_code == 401
+    assert (await client.get("/api/stats", headers={"Authorization": "Bearer nope"})).status_code == 401
+    r = await client.get("/api/stats", headers={"Host": "attacker.example"})
+    assert r.status_code == 421
+    r = await client.get("/api/stats", headers={"Origin": "http://attacker.example"})
+    assert r.status_code == 403
+    r = await client.get("/api/stats", headers={"Origin": "http://localhost:5173"})
+    assert r.status_code == 200
+    assert "access-control-allow-origin" not in r.headers  # no CORS, wildcard or otherwise
+    # /mcp sits behind the same guard.
+    assert (await client.post("/mcp", json={}, headers={"Authorization": ""})).status_code == 401
+
+    limit = services.settings.api.max_body_bytes
+    big = {"messages": [{"content": "x" * (limit + 1)}]}
+    r = await client.post("/api/messages", json=big)
+    assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+
+
+@pytest.mark.anyio
+async def test_openapi_declares_bearer_auth(client):
+    schema = (await client.get("/api/openapi.json", headers={"Authorization": ""})).json()
+    assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    assert "security" not in schema["paths"]["/api/health"]["get"]
+    assert schema["paths"]["/api/stats"]["get"]["security"]
