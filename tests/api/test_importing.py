@@ -51,6 +51,7 @@ def upload(base_url: str, path: Path, **fields: str) -> httpx.Response:
 
 
 def test_dry_run_previews_without_storing(base_url: str, services: Services) -> None:
+    before = services.memory.stats()["messages"]  # tests/api/conftest.py seeds demo messages
     response = upload(base_url, ANDROID, format="whatsapp", dry_run="true", tz="UTC")
     assert response.status_code == 200, response.text
     data = response.json()
@@ -58,7 +59,7 @@ def test_dry_run_previews_without_storing(base_url: str, services: Services) -> 
     assert data["imported"] == 0
     assert data["preview"]["channels"] == {"Trip to Lisbon": 8}  # chat name from the uploaded file name
     assert data["preview"]["details"]["date order"] == "DMY"
-    assert services.memory.stats()["messages"] == 0
+    assert services.memory.stats()["messages"] == before
 
 
 def test_import_detects_format_and_reimport_noop(base_url: str, services: Services, tmp_path: Path) -> None:
@@ -73,12 +74,13 @@ def test_import_detects_format_and_reimport_noop(base_url: str, services: Servic
 
 def test_malformed_upload_is_400_and_stores_none(base_url: str, services: Services, tmp_path: Path) -> None:
     path = build_export(tmp_path, extra={"random/2020-09-13.json": "[{"})
+    before = services.memory.stats()["messages"]
     response = upload(base_url, path, format="slack")
     assert response.status_code == 400
     body = response.json()
     assert body["error"] == "invalid_input"
     assert "random/2020-09-13.json line 1" in body["message"]
-    assert services.memory.stats()["messages"] == 0
+    assert services.memory.stats()["messages"] == before
 
 
 def test_unknown_and_undetectable_formats(base_url: str, tmp_path: Path) -> None:
