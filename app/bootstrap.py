@@ -22,6 +22,7 @@ from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
 from app.services.forgetting_service import ForgettingService, openai_client_factory
+from app.services.import_service import ImportService
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.memory_service import MemoryService
@@ -47,6 +48,7 @@ class Services:
     memory: MemoryService
     forgetting: ForgettingService
     knowledge: KnowledgeService
+    imports: ImportService
     insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
@@ -148,6 +150,7 @@ def build_services(
         memory=memory,
         forgetting=forgetting,
         knowledge=knowledge,
+        imports=ImportService(memory, user_id=settings.user_id),
         insights=build_insights_service(
             settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
         ),

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Security
 from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
-from app.api.routes import connectors, forgetting, health, insights, kb, messages, search, stats
+from app.api.routes import connectors, forgetting, health, importing, insights, kb, messages, search, stats
 from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
@@ -32,6 +32,7 @@ ROUTERS = (
     connectors.router,
     forgetting.router,
     kb.router,
+    importing.router,
 )
 
 DESCRIPTION = (

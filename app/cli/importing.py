@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
+from app.core.clock import iso
 from app.core.domain import IngestResult
 from app.core.jsonl import parse_jsonl
+from app.services.import_service import ImportOptions, ImportReport
+from connectors.importers.preview import ImportPreview
 
 import_app = typer.Typer(help="Import messages from files (JSONL and chat exports).", no_args_is_help=True)
 
@@ -50,3 +54,116 @@ def import_jsonl(
     ):
         result = guarded(lambda: svc.memory.ingest(parse_jsonl(handle), progress=update, total=total))
     report(result, as_json)
+
+
+# -- chat exports -------------------------------------------------------------------------------
+PathArg = typer.Argument(..., exists=True, readable=True, help="The export file (or its unpacked folder).")
+DryRun = typer.Option(False, "--dry-run", help="Only parse and summarize the file; store nothing.")
+AsJson = typer.Option(False, "--json", help="Print the preview and {imported, duplicates, errors} as JSON.")
+TzOption = typer.Option(
+    None, "--tz", help="IANA time zone of the export's local times (default: this computer's)."
+)
+
+
+def _show_preview(preview: ImportPreview) -> None:
+    span = f"{(iso(preview.first_timestamp) or '?')[:16]} → {(iso(preview.last_timestamp) or '?')[:16]}"
+    console.print(f"[bold]{preview.source}[/bold] ({preview.format}): {preview.messages} messages, {span}")
+    for label, pairs in (("channels", preview.channels), ("people", preview.persons)):
+        shown = ", ".join(f"{name} {count}" for name, count in pairs[:8])
+        more = f" … +{len(pairs) - 8} more" if len(pairs) > 8 else ""
+        console.print(f"  {label} ({len(pairs)}): {shown}{more}")
+    if preview.skipped:
+        console.print("  skipped: " + ", ".join(f"{reason} {n}" for reason, n in preview.skipped))
+    for key, value in preview.details:
+        console.print(f"  {key}: {value}")
+    for warning in preview.warnings:
+        console.print(f"  [yellow]warning:[/yellow] {warning}")
+    for m in preview.sample:
+        console.print(
+            f"  [dim]{(iso(m.timestamp) or '')[:16]} {m.channel} · {m.person}:[/dim] {m.content[:80]!r}"
+        )
+
+
+def run_export_import(
+    ctx: typer.Context, fmt: str, path: Path, *, dry_run: bool, as_json: bool, options: ImportOptions
+) -> None:
+    """Preview (validates the whole file), then unless --dry-run store it with a progress bar."""
+    svc = services(ctx)
+    started = time.perf_counter()
+    with progress_bar(f"reading {path.name}", None, enabled=not as_json) as scan:
+        preview = guarded(
+            lambda: svc.imports.preview(
+                fmt, path, options, progress=lambda _phase, done, total: scan(done, total)
+            )
+        )
+    parsed = time.perf_counter()
+    if not as_json:
+        _show_preview(preview)
+    result = None
+    if not dry_run:
+        with progress_bar(f"importing {path.name}", preview.messages, enabled=not as_json) as update:
+            result = guarded(
+                lambda: svc.imports.store(
+                    preview, path, options, progress=lambda _phase, done, total: update(done, total)
+                )
+            )
+    outcome = ImportReport(fmt, dry_run, preview, result, parsed - started, time.perf_counter() - parsed)
+    if as_json:
+        print_json(outcome.to_dict())
+    elif result is not None:
+        report(result, as_json=False)
+    else:
+        console.print("[dim]dry run: nothing was stored[/dim]")
+
+
+@import_app.command("slack")
+def import_slack(
+    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+) -> None:
+    """Import a Slack workspace export (.zip with channels.json, users.json and per-day JSON)."""
+    run_export_import(ctx, "slack", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())
+
+
+@import_app.command("telegram")
+def import_telegram(
+    ctx: typer.Context,
+    path: Path = PathArg,
+    dry_run: bool = DryRun,
+    as_json: bool = AsJson,
+    tz: str | None = TzOption,
+) -> None:
+    """Import a Telegram Desktop export (result.json: one chat or the whole account)."""
+    run_export_import(ctx, "telegram", path, dry_run=dry_run, as_json=as_json, options=ImportOptions(tz=tz))
+
+
+@import_app.command("discord")
+def import_discord(
+    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+) -> None:
+    """Import DiscordChatExporter JSON (one channel/thread file, or a folder of them)."""
+    run_export_import(ctx, "discord", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())
+
+
+@import_app.command("whatsapp")
+def import_whatsapp(
+    ctx: typer.Context,
+    path: Path = PathArg,
+    dry_run: bool = DryRun,
+    as_json: bool = AsJson,
+    tz: str | None = TzOption,
+    date_order: str | None = typer.Option(
+        None, "--date-order", help="DMY, MDY or YMD; detected from the whole file when omitted."
+    ),
+    chat_name: str | None = typer.Option(None, "--chat-name", help="Default: taken from the file name."),
+) -> None:
+    """Import a WhatsApp 'Export chat' file (.txt, or the .zip around it; Android or iOS)."""
+    options = ImportOptions(tz=tz, date_order=date_order, chat_name=chat_name)
+    run_export_import(ctx, "whatsapp", path, dry_run=dry_run, as_json=as_json, options=options)
+
+
+@import_app.command("email")
+def import_email(
+    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+) -> None:
+    """Import e-mail: an mbox file, a single .eml, or a folder of .eml files."""
+    run_export_import(ctx, "email", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())

@@ -151,6 +151,9 @@ class Processor:
         if not cleaned:
             return IngestResult(duplicates=duplicates, errors=tuple(errors))
 
+        if self._all_unchanged(cleaned):
+            # Re-imports are mostly duplicates: answer them from a read, never taking the write lock.
+            return IngestResult(duplicates=duplicates + len(cleaned), errors=tuple(errors))
         now = self.clock.now_ms()
         changed_rows: list[RawMessageRow] = []
         imported = updated = 0
@@ -204,6 +207,21 @@ class Processor:
         return IngestResult(
             imported=imported, duplicates=duplicates, updated=updated, errors=tuple(errors), ids=ids
         )
+
+    def _all_unchanged(self, cleaned: dict[tuple[str, str, str], RawMessage]) -> bool:
+        by_user: dict[str, list[RawMessage]] = {}
+        for msg in cleaned.values():
+            by_user.setdefault(msg.user_id, []).append(msg)
+        with self.db.read() as session:
+            for user_id, msgs in by_user.items():
+                existing = self.messages.by_platform_keys(
+                    session, user_id, [(m.platform, m.message_id) for m in msgs]
+                )
+                for msg in msgs:
+                    row = existing.get((msg.platform, msg.message_id))
+                    if row is None or row.text_hash != aaak.content_hash(msg.content):
+                        return False
+        return True
 
     def _new_row(self, msg: RawMessage, text_hash: str, now: int) -> RawMessageRow:
         return RawMessageRow(

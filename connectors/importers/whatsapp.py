@@ -1,0 +1,336 @@
+"""WhatsApp "Export chat" text (Android and iOS layouts, .txt or the .zip around it) → RawMessage.
+
+Exports carry local wall-clock times in the phone's locale: the date order (day/month/year,
+month/day/year or year first) is decided from the whole file before anything is parsed (a
+field above 12 rules an order out; when both stay possible, the order that keeps the file
+chronological wins; a true tie assumes day-first and says so). Ids are
+`whatsapp:<sha1(chat, local time, sender, ordinal)>`, where the ordinal counts the sender's
+messages within that same minute/second, so re-importing the same export is a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import IO
+
+from app.core.clock import datetime_to_ms
+from app.core.domain import Attachment, RawMessage
+from app.core.errors import InvalidInput
+from connectors.importers.base import ImportLog, malformed, require_exists
+
+PLATFORM = "whatsapp"
+DATE_ORDERS = ("DMY", "MDY", "YMD")
+_MARKS = "\u200e\u200f\ufeff\u202a\u202c"
+_HEADER = re.compile(
+    r"^\[?(?P<a>\d{1,4})[./-](?P<b>\d{1,2})[./-](?P<c>\d{1,4})\.?,?\s+"
+    r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?:[:.](?P<s>\d{2}))?"
+    r"(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?"
+    r"(?:\]\s?|\s[-–]\s)(?P<rest>.*)$"
+)
+_IOS_ATTACHED = re.compile(r"^<attached: (?P<name>[^>]+)>$")
+_ANDROID_ATTACHED = re.compile(r"^(?P<name>\S.*?) \(file attached\)$")
+_OMITTED = re.compile(
+    r"^(?:<Media omitted>|(?:image|video|audio|sticker|GIF|document|Contact card) omitted)$"
+)
+_DELETED = {
+    "This message was deleted",
+    "This message was deleted.",
+    "You deleted this message",
+    "You deleted this message.",
+}
+_EDITED = "<This message was edited>"
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    line: int
+    fields: tuple[str, str, str]
+    hour: int
+    minute: int
+    second: int
+    ampm: str | None
+    rest: str
+
+
+def _header(text: str, line: int) -> _Header | None:
+    match = _HEADER.match(text.lstrip(_MARKS))
+    if match is None:
+        return None
+    g = match.group
+    ampm = g("ampm")
+    return _Header(
+        line,
+        (g("a"), g("b"), g("c")),
+        int(g("h")),
+        int(g("m")),
+        int(g("s") or 0),
+        ampm.replace(".", "").replace(" ", "").lower() if ampm else None,
+        g("rest"),
+    )
+
+
+def _orders_for(fields: tuple[str, str, str]) -> set[str]:
+    a, b, c = (int(f) for f in fields)
+    if len(fields[0]) == 4:
+        return {"YMD"} if 1 <= b <= 12 and 1 <= c <= 31 else set()
+    found = set()
+    if 1 <= a <= 31 and 1 <= b <= 12:
+        found.add("DMY")
+    if 1 <= a <= 12 and 1 <= b <= 31:
+        found.add("MDY")
+    return found
+
+
+class WhatsAppImporter:
+    """Two streaming passes: detect the date order, then parse."""
+
+    format = "whatsapp"
+
+    def __init__(
+        self, tz: tzinfo | None = None, date_order: str | None = None, chat_name: str | None = None
+    ) -> None:
+        if date_order is not None and date_order.upper() not in DATE_ORDERS:
+            raise malformed(
+                "--date-order", None, f"must be one of {', '.join(DATE_ORDERS)}, not {date_order!r}"
+            )
+        self._tz = tz
+        self._order = date_order.upper() if date_order else None
+        self._chat_name = chat_name
+
+    def messages(self, path: Path, log: ImportLog) -> Iterator[RawMessage]:
+        require_exists(path)
+        chat = self._chat_name or chat_name_from(path)
+        log.note("chat", chat)
+        order = self._order or self._detect_order(path, log)
+        log.note("date order", order)
+        log.note("time zone", str(self._tz) if self._tz else "this computer's local time")
+        yield from self._parse(path, chat, order, log)
+
+    # -- reading -------------------------------------------------------------------------
+    def _lines(self, path: Path) -> Iterator[tuple[int, str, str]]:
+        """(line number, text, source name) for the chat text, from a .txt or an export .zip."""
+        with _open_chat(path) as (raw, source):
+            for number, data in enumerate(raw, start=1):
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise malformed(
+                        source,
+                        f"line {number}",
+                        f"is not valid UTF-8 ({exc.reason})",
+                        hint="WhatsApp writes UTF-8; was the file re-saved in another encoding?",
+                    ) from exc
+                yield number, text.rstrip("\r\n"), source
+
+    # -- pass 1: date order ---------------------------------------------------------------
+    def _detect_order(self, path: Path, log: ImportLog) -> str:
+        possible = set(DATE_ORDERS)
+        previous: dict[str, tuple[int, int, int]] = {}
+        backwards: Counter[str] = Counter()
+        seen_header = False
+        for number, text, source in self._lines(path):
+            header = _header(text, number)
+            if header is None:
+                if not seen_header and text.strip(_MARKS + " \t"):
+                    raise _unknown_layout(source, number, text)
+                continue
+            seen_header = True
+            orders = _orders_for(header.fields)
+            if not possible & orders:
+                raise malformed(
+                    source,
+                    f"line {number}",
+                    f"unknown date layout: {text[:40]!r} fits none of the orders seen before it",
+                    hint="pass --date-order DMY, MDY or YMD if the file mixes layouts",
+                )
+            possible &= orders
+            for order in possible:
+                key = _ymd(header.fields, order)
+                if order in previous and key < previous[order]:
+                    backwards[order] += 1
+                previous[order] = key
+        if not seen_header:
+            raise malformed(path.name, None, "is empty: no WhatsApp messages found")
+        if len(possible) == 1:
+            return possible.pop()
+        ranked = sorted(possible, key=lambda o: (backwards[o], DATE_ORDERS.index(o)))
+        if backwards[ranked[0]] == backwards[ranked[1]]:
+            log.warn(
+                f"dates are ambiguous (no day above 12); assumed {ranked[0]}; use --date-order to override"
+            )
+        return ranked[0]
+
+    # -- pass 2: messages -----------------------------------------------------------------
+    def _parse(self, path: Path, chat: str, order: str, log: ImportLog) -> Iterator[RawMessage]:
+        current: _Header | None = None
+        body: list[str] = []
+        ordinals: dict[tuple[str, str], int] = {}
+        last_local = ""
+        for number, text, source in self._lines(path):
+            header = _header(text, number)
+            if header is None:
+                if current is None:
+                    if text.strip(_MARKS + " \t"):
+                        raise _unknown_layout(source, number, text)
+                    continue
+                body.append(text)
+                continue
+            if current is not None:
+                message, last_local = self._build(
+                    current, body, chat, order, source, ordinals, last_local, log
+                )
+                if message is not None:
+                    yield message
+            current, body = header, [header.rest]
+        if current is not None:
+            message, _ = self._build(current, body, chat, order, path.name, ordinals, last_local, log)
+            if message is not None:
+                yield message
+
+    def _build(
+        self,
+        header: _Header,
+        body: list[str],
+        chat: str,
+        order: str,
+        source: str,
+        ordinals: dict[tuple[str, str], int],
+        last_local: str,
+        log: ImportLog,
+    ) -> tuple[RawMessage | None, str]:
+        local = self._local_time(header, order, source)
+        stamp = local.isoformat()
+        if stamp > last_local:
+            ordinals.clear()  # exports are chronological; older minutes can no longer recur
+        first, *more = body
+        sender, sep, text = first.partition(": ")
+        if not sep:  # Android notices ("Alice added Bob") have no "Name: " part
+            system, person, head = True, "WhatsApp", first
+        else:
+            head = text.lstrip(_MARKS)
+            media = _IOS_ATTACHED.match(head) or _OMITTED.match(head) or head in _DELETED
+            # iOS prefixes its own notices (and media lines) with U+200E after the chat name.
+            system = text[:1] in _MARKS and not media
+            person = "WhatsApp" if system else sender.strip(_MARKS + " ")
+        lines = [head, *more]
+        content = "\n".join(lines).strip()
+        metadata: dict[str, object] = {"chat": chat, "local_time": stamp, "source": "whatsapp_export"}
+        if content.endswith(_EDITED):
+            content = content[: -len(_EDITED)].rstrip()
+            metadata["edited"] = True
+        attachments: list[Attachment] = []
+        kept: list[str] = []
+        for line in content.split("\n"):
+            clean = line.strip(_MARKS + " ")
+            found = _IOS_ATTACHED.match(clean) or _ANDROID_ATTACHED.match(clean)
+            if found:
+                attachments.append(Attachment(name=found.group("name")))
+                kept.append(f"[attachment: {found.group('name')}]")
+            elif _OMITTED.match(clean):
+                attachments.append(Attachment(name=clean))
+                kept.append(f"[{clean.strip('<>').lower()}]")
+            else:
+                kept.append(line)
+        content = "\n".join(kept).strip()
+        if not system and content in _DELETED:
+            log.skip("deleted message")
+            return None, stamp
+        if not content:
+            log.skip("empty message")
+            return None, stamp
+        if system:
+            metadata["system"] = True
+        key = (stamp, person)
+        ordinal = ordinals.get(key, 0)
+        ordinals[key] = ordinal + 1
+        digest = hashlib.sha1(f"{chat}\x1f{stamp}\x1f{person}\x1f{ordinal}".encode()).hexdigest()[:32]
+        moment = local.replace(tzinfo=self._tz) if self._tz else local.astimezone()
+        message = RawMessage(
+            platform=PLATFORM,
+            message_id=f"whatsapp:{digest}",
+            channel=chat,
+            person=person,
+            timestamp=datetime_to_ms(moment),
+            content=content,
+            attachments=tuple(attachments),
+            metadata=metadata,
+        )
+        return message, max(stamp, last_local)
+
+    def _local_time(self, header: _Header, order: str, source: str) -> datetime:
+        year, month, day = _ymd(header.fields, order)
+        hour = header.hour
+        if header.ampm:
+            if not 1 <= hour <= 12:
+                raise malformed(
+                    source, f"line {header.line}", f"hour {hour} is impossible with {header.ampm.upper()}"
+                )
+            hour = hour % 12 + (12 if header.ampm.startswith("p") else 0)
+        try:
+            return datetime(year, month, day, hour, header.minute, header.second)
+        except ValueError as exc:
+            raise malformed(
+                source,
+                f"line {header.line}",
+                f"impossible date or time ({exc}) for order {order}",
+                hint="pass --date-order DMY, MDY or YMD if the detected order is wrong",
+            ) from exc
+
+
+def _ymd(fields: tuple[str, str, str], order: str) -> tuple[int, int, int]:
+    a, b, c = (int(f) for f in fields)
+    if order == "YMD":
+        return a, b, c
+    year = c + 2000 if c < 100 else c
+    return (year, b, a) if order == "DMY" else (year, a, b)
+
+
+def _unknown_layout(source: str, number: int, text: str) -> InvalidInput:
+    return malformed(
+        source,
+        f"line {number}",
+        f"unknown date layout: {text[:60]!r} does not start like a WhatsApp message "
+        "('31/12/2020, 21:41 - Name: text' or '[31/12/2020, 21:41:05] Name: text')",
+        hint="choose the .txt written by WhatsApp's 'Export chat'",
+    )
+
+
+def chat_name_from(path: Path) -> str:
+    """'WhatsApp Chat with Anna.txt' / 'WhatsApp Chat - Anna.zip' → 'Anna'; else the file stem."""
+    stem = path.stem
+    for prefix in ("WhatsApp Chat with ", "WhatsApp Chat - ", "WhatsApp Chat "):
+        if stem.startswith(prefix):
+            return stem[len(prefix) :].strip() or stem
+    return stem
+
+
+@contextmanager
+def _open_chat(path: Path) -> Iterator[tuple[IO[bytes], str]]:
+    """The chat text as a binary line stream: the file itself, or `_chat.txt` inside an export zip."""
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as fp:
+            yield fp, path.name
+        return
+    try:
+        archive = zipfile.ZipFile(path)
+        texts = [n for n in archive.namelist() if n.endswith(".txt")]
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise malformed(path.name, None, f"is not a readable zip ({exc})") from exc
+    with archive:
+        if not texts:
+            raise malformed(path.name, None, "holds no chat .txt file")
+        name = "_chat.txt" if "_chat.txt" in texts else texts[0]
+        try:
+            with archive.open(name) as member:
+                yield member, f"{path.name}/{name}"
+        except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
+            raise malformed(path.name, name, f"cannot be read ({exc}); the zip may be truncated") from exc
