@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from sqlalchemy import select, text
 
 from app.core.access import AccessTracker
@@ -18,6 +19,7 @@ from app.core.search.people import PeopleDirectory
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.models import RawMessageRow
+from app.core.storage.vector_cache import VectorMatrixCache
 from app.core.storage.vectors import VectorCollection, sql_quote
 
 
@@ -68,6 +70,7 @@ class MessageSearcher:
         self.access = access
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
+        self.matrix = VectorMatrixCache(collection)
 
     def search(self, query: MessageQuery) -> list[SearchHit]:
         filters, text = query.filters, query.text.strip()
@@ -130,8 +133,10 @@ class MessageSearcher:
 
     def _vector_candidates(self, query: MessageQuery, pool: int) -> list[int]:
         vector = self.embedder.embed_query(query.text)
-        where = _lance_where(query)
-        return [int(h.key) for h in self.collection.search(vector, pool, where)]
+        hits = self.matrix.search(vector, pool, lambda columns: _numpy_mask(columns, query))
+        if hits is None:  # too many rows to hold in memory: let LanceDB scan
+            hits = self.collection.search(vector, pool, _lance_where(query))
+        return [int(h.key) for h in hits]
 
     def _keyword_candidates(self, query: MessageQuery, pool: int) -> list[int]:
         clauses, params = _sql_filters(query.filters)
@@ -194,6 +199,22 @@ def _hit(row: RawMessageRow, score: float) -> SearchHit:
 
 def _in_list(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN (" + ", ".join(sql_quote(v) for v in values) + ")"
+
+
+def _numpy_mask(columns: dict[str, np.ndarray], query: MessageQuery) -> np.ndarray:
+    """The same filter as `_lance_where`, over the in-memory columns."""
+    f = query.filters
+    mask = columns["user_id"] == query.user_id
+    if not f.include_archived:
+        mask &= ~columns["archived"].astype(bool)
+    for name, values in (("platform", f.platforms), ("channel", f.channels), ("person", f.persons)):
+        if values:
+            mask &= np.isin(columns[name], list(values))
+    if f.since is not None:
+        mask &= columns["timestamp"] >= f.since
+    if f.until is not None:
+        mask &= columns["timestamp"] <= f.until
+    return mask
 
 
 def _lance_where(query: MessageQuery) -> str:
