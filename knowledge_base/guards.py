@@ -73,7 +73,7 @@ def read_zip_index(data: bytes, filename: str) -> list[zipfile.ZipInfo]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             return archive.infolist()
-    except Exception as exc:  # BadZipFile, NotImplementedError (bogus version), ValueError…
+    except Exception as exc:  # damage shows up as BadZipFile, ValueError or "unsupported version"
         raise UnreadableDocument(
             f"{filename}: corrupt zip package ({exc})", hint="re-save or re-export the file and try again"
         ) from exc
