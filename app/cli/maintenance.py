@@ -9,11 +9,9 @@ from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.cli.search import render
-from app.core.jsonl import parse_jsonl
-from app.core.paths import resource_path
 from app.core.storage.migrate import current_revisions, heads
+from app.services.demo import load_demo
 
-DEMO_FILE = ("demo", "conversation.jsonl")
 DEMO_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget decision")
 
 
@@ -71,9 +69,7 @@ def doctor_command(
 def demo_command(ctx: typer.Context) -> None:
     """Load the built-in demo conversation (once) and answer a few sample searches."""
     svc = services(ctx)
-    path = resource_path(*DEMO_FILE)
-    with path.open("rb") as handle:
-        result = guarded(lambda: svc.memory.ingest(parse_jsonl(handle), actor="demo"))
+    result = guarded(lambda: load_demo(svc.memory))
     console.print(f"[bold]Strata[/bold] data dir: {svc.layout.root}")
     console.print(f"demo conversation: {result.imported} new, {result.duplicates} already there")
     for query in DEMO_QUERIES:

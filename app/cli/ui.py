@@ -13,11 +13,8 @@ import typer
 
 from app.bootstrap import Services, build_services
 from app.cli.context import console, state
-from app.core.jsonl import parse_jsonl
-from app.core.paths import resource_path
 from app.core.settings import load_settings
-
-DEMO_FILE = ("demo", "conversation.jsonl")
+from app.services.demo import load_demo
 
 
 def display_available(*, allow_offscreen: bool = True) -> bool:
@@ -59,12 +56,7 @@ def launch(data_dir: Path | None, *, demo: str = "never") -> int:
     def open_services() -> Services:  # runs on a worker thread while the window is already up
         svc = build_services(load_settings(data_dir))
         if demo == "always" or (demo == "if-empty" and svc.memory.stats()["messages"] == 0):
-            load_demo(svc)
+            load_demo(svc.memory)
         return svc
 
     return run_app(open_services)
-
-
-def load_demo(svc: Services) -> None:
-    with resource_path(*DEMO_FILE).open("rb") as handle:
-        svc.memory.ingest(parse_jsonl(handle), actor="demo")
