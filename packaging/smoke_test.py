@@ -185,6 +185,48 @@ def check_cli(app: Bundle, work: Path) -> None:
     )
 
 
+def make_documents(folder: Path) -> list[Path]:
+    """One file per parser the knowledge base has (PDF only when reportlab, a dev tool, is there)."""
+    import docx
+    import openpyxl
+    import pptx
+
+    folder.mkdir()
+    (folder / "notes.md").write_text("# Notes\n\nRenew the TLS certificate before March.\n")
+    doc = docx.Document()
+    doc.add_paragraph("The quarterly roadmap covers the billing migration and the mobile redesign.")
+    doc.save(folder / "plan.docx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Hiring plan"
+    slide.placeholders[1].text = "Two backend engineers in Q2"
+    deck.save(folder / "hiring.pptx")
+    book = openpyxl.Workbook()
+    book.active.append(["budget", 40000])
+    book.save(folder / "budget.xlsx")
+    try:
+        from reportlab.pdfgen import canvas
+    except ImportError:
+        return sorted(folder.iterdir())
+    pdf = canvas.Canvas(str(folder / "policy.pdf"))
+    pdf.drawString(72, 720, "Travel policy: economy class for flights under six hours.")
+    pdf.save()
+    return sorted(folder.iterdir())
+
+
+def check_kb_and_insights(app: Bundle, work: Path) -> None:
+    files = make_documents(work / "documents")
+    result, took = app.run("kb", "add", *map(str, files), "--json")
+    added = [r["file"].rsplit("/", 1)[-1] for r in json.loads(result.stdout or "[]") if r.get("ok")]
+    check(f"strata kb add ({len(files)} formats)", len(added) == len(files), f"{added}, {took:.1f}s")
+    result, _ = app.run("kb", "search", "roadmap billing migration", "--json")
+    hits = json.loads(result.stdout).get("hits", []) if result.returncode == 0 else []
+    top = hits[0]["fileName"] if hits else result.stderr[-200:]
+    check("strata kb search", top == "plan.docx", f"top={top}")
+    result, _ = app.run("insights", "generate")
+    check("strata insights generate", result.returncode == 0, (result.stdout + result.stderr).strip()[-120:])
+
+
 def check_serve(app: Bundle) -> None:
     port = free_port()
     proc = app.popen("serve", "--port", str(port))
@@ -285,6 +327,7 @@ def main() -> int:
     print(f"bundle {args.bundle}  data {work}", flush=True)
     check_files(args.bundle / "_internal")
     check_cli(app, work)
+    check_kb_and_insights(app, work)
     check_serve(app)
     check_mcp(app)
     check_gui(app, args.gui_seconds)
