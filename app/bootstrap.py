@@ -57,6 +57,7 @@ class Services:
         if self.connectors is not None:
             self.connectors.stop_live()
         self.access.close()
+        self.memory.searcher.close()
         self.db.dispose()
 
 
@@ -99,7 +100,11 @@ def build_services(
         clock,
         keywords=keywords,
         access=access,
-        config=SearchConfig(candidate_pool=settings.search.candidate_pool, rrf_k=settings.search.rrf_k),
+        config=SearchConfig(
+            candidate_pool=settings.search.candidate_pool,
+            rrf_k=settings.search.rrf_k,
+            keyword_row_budget=settings.search.keyword_row_budget or None,
+        ),
     )
     memory = MemoryService(
         db,
