@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -49,20 +48,6 @@ def config_from_settings(settings: ForgettingSettings) -> ForgetConfig:
             for r in settings.retention
         ),
     )
-
-
-def openai_client_factory(llm: LLMSettings) -> LLMClientFactory | None:
-    """An `openai.OpenAI` for the configured endpoint, or None when no LLM is configured."""
-    if not llm.enabled:
-        return None
-
-    def build() -> Any:
-        import openai  # heavy: only when a summary is actually wanted
-
-        key = os.environ.get("STRATA_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return openai.OpenAI(base_url=llm.base_url, api_key=key, timeout=llm.timeout_seconds, max_retries=1)
-
-    return build
 
 
 class ForgettingService:
