@@ -15,18 +15,19 @@ from app.core.events import EventBus
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
+from app.core.secrets import open_secret_store
 from app.core.settings import Settings, load_settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
-from app.services.forgetting_service import ForgettingService, openai_client_factory
+from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
+from app.services.llm import LLMClient, LLMKeys
 from app.services.memory_service import MemoryService
-from connectors.secrets import open_secret_store
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,13 @@ class Services:
     insights: InsightsService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
+    llm_keys: LLMKeys | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
             self.connectors.stop_live()
         self.access.close()
+        self.memory.searcher.close()
         self.db.dispose()
 
 
@@ -92,6 +95,9 @@ def build_services(
         max_message_bytes=settings.max_message_bytes,
     )
     access = AccessTracker(db, clock)
+    secrets = open_secret_store(layout.secrets_file)
+    llm_keys = LLMKeys(secrets)
+    llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
         processor.collection,
@@ -99,7 +105,11 @@ def build_services(
         clock,
         keywords=keywords,
         access=access,
-        config=SearchConfig(candidate_pool=settings.search.candidate_pool, rrf_k=settings.search.rrf_k),
+        config=SearchConfig(
+            candidate_pool=settings.search.candidate_pool,
+            rrf_k=settings.search.rrf_k,
+            keyword_row_budget=settings.search.keyword_row_budget or None,
+        ),
     )
     memory = MemoryService(
         db,
@@ -119,7 +129,7 @@ def build_services(
         user_id=settings.user_id,
         settings=settings.forgetting,
         llm=settings.llm,
-        llm_client_factory=openai_client_factory(settings.llm),
+        llm_client_factory=llm_client.prepare if llm_client is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
     )
@@ -130,7 +140,7 @@ def build_services(
     connectors = ConnectorService(
         db,
         memory,
-        open_secret_store(layout.secrets_file),
+        secrets,
         clock,
         user_id=settings.user_id,
         events=events,
@@ -152,9 +162,17 @@ def build_services(
         knowledge=knowledge,
         imports=ImportService(memory, user_id=settings.user_id),
         insights=build_insights_service(
-            settings, db=db, vectors=vectors, embedder=embedder, keywords=keywords, clock=clock, events=events
+            settings,
+            db=db,
+            vectors=vectors,
+            embedder=embedder,
+            keywords=keywords,
+            clock=clock,
+            events=events,
+            llm_client=llm_client,
         ),
         connectors=connectors,
+        llm_keys=llm_keys,
     )
     if repair:
         report = processor.repair()

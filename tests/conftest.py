@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,10 @@ from app.core.clock import FixedClock, datetime_to_ms
 from app.core.domain import RawMessage
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.settings import EmbeddingSettings, Settings
+
+# Tests store connector tokens and LLM keys: never in the developer's real OS keyring (the
+# services then use the 0600 secrets file in the temp data dir).
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 # A fixed "now" for every test: Saturday 2026-11-21 12:00 UTC.
 NOW_MS = datetime_to_ms(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))

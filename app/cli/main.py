@@ -13,6 +13,7 @@ from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
 from app.cli.kb import kb_app
+from app.cli.llm import llm_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
 from app.cli.search import search_command
@@ -65,6 +66,7 @@ cli.command("ui")(ui_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)
 cli.add_typer(mcp_app, name="mcp")
+cli.add_typer(llm_app, name="llm")
 
 
 def run() -> None:

@@ -40,6 +40,8 @@ class SearchSettings(BaseModel):
     candidate_pool: int = 50
     rrf_k: int = 10
     min_raw_results_without_fallback: int = 3
+    # Rows BM25 may score per query (bounds latency on huge archives); 0 = score every match.
+    keyword_row_budget: int = Field(default=8_000, ge=0)
 
 
 class RetentionRuleSettings(BaseModel):

@@ -1,9 +1,8 @@
-"""Forgetting use cases for every shell: preview, run, status, undo, schedule, summary fallback search."""
+"""Forgetting use cases for every shell: preview, run, status, undo, schedule, summaries (get, search)."""
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +11,7 @@ from sqlalchemy import func, select
 from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
-from app.core.errors import InvalidInput
+from app.core.errors import InvalidInput, NotFound
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
@@ -21,12 +20,13 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.models import MemorySummaryRow
 from app.core.storage.vectors import VectorStore
 from forgetting import lock as locks
-from forgetting import schedule, store
+from forgetting import schedule, store, summaries
 from forgetting.config import ForgetConfig, RetentionOverride
 from forgetting.llm_summarizer import LLMSummarizer
 from forgetting.planner import ForgetPlan
 from forgetting.runner import ForgetRunner
 from forgetting.runs import DISABLED, RunReport, UndoReport
+from forgetting.summaries import StoredSummary
 from forgetting.summarizer import Summarizer
 from forgetting.summary_index import SummaryIndex
 
@@ -49,20 +49,6 @@ def config_from_settings(settings: ForgettingSettings) -> ForgetConfig:
             for r in settings.retention
         ),
     )
-
-
-def openai_client_factory(llm: LLMSettings) -> LLMClientFactory | None:
-    """An `openai.OpenAI` for the configured endpoint, or None when no LLM is configured."""
-    if not llm.enabled:
-        return None
-
-    def build() -> Any:
-        import openai  # heavy: only when a summary is actually wanted
-
-        key = os.environ.get("STRATA_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return openai.OpenAI(base_url=llm.base_url, api_key=key, timeout=llm.timeout_seconds, max_retries=1)
-
-    return build
 
 
 class ForgettingService:
@@ -165,6 +151,19 @@ class ForgettingService:
             "pendingCandidates": pending,
             "summaries": int(summaries or 0),
         }
+
+    def summary(self, summary_id: str, user_id: str | None = None) -> StoredSummary:
+        """The summary that replaced a group of archived messages (a record's `summary_ref_id`)."""
+        if not summary_id or not summary_id.strip():
+            raise InvalidInput("a summary id is needed", hint="archived messages carry it as summary_ref_id")
+        with self.db.read() as session:
+            found = summaries.load(session, user_id or self.user_id, summary_id.strip())
+        if found is None:
+            raise NotFound(
+                f"no summary with id {summary_id!r}",
+                hint="it may have been removed by undoing its forgetting run (`strata forget status`)",
+            )
+        return found
 
     def search_summaries(self, query: MessageQuery) -> list[SearchHit]:
         """Fallback hit source for memory search when raw hits are few (minRawResultsWithoutFallback)."""

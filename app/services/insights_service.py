@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -15,6 +14,7 @@ from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorStore
+from app.services.llm import LLMClient, LLMKeys
 from insights import scoring, trends
 from insights.brief import OpenLoops, open_loops
 from insights.extractors import Extractor
@@ -116,6 +116,8 @@ class InsightsService:
                 self.repo.record_access(
                     session, user_id=self.user_id, insight=insight_id, kind="view", at=now
                 )
+            if self.events:  # views change scores and trends: open lists refresh
+                self.events.publish(Change("insight", "viewed", (insight_id,)))
         return self._one(insight_id)
 
     def favorite(self, insight_id: str, value: bool = True) -> RankedInsight:
@@ -235,7 +237,8 @@ def build_insights_service(
     rules = RuleExtractor(tz=tz, known_names=settings.insights.identities)
     extractor: Extractor = rules
     if settings.llm.enabled and settings.insights.use_llm:
-        client = llm_client or _openai_client(settings)
+        # Without a client from the composition root, the key comes from the environment only.
+        client = llm_client or LLMClient(settings.llm, LLMKeys(None))
         extractor = LLMExtractor(
             client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
             daily_token_cap=settings.llm.daily_token_cap,
@@ -246,17 +249,3 @@ def build_insights_service(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,
         frequency_max=settings.insights.frequency_max_count, events=events,
     )  # fmt: skip
-
-
-def _openai_client(settings: Settings) -> Any:
-    import openai  # heavy import, only when an LLM is configured
-
-    # The key lives outside settings.toml (keyring or environment), never in the settings file.
-    key = (
-        os.environ.get("STRATA_LLM_API_KEY")
-        or os.environ.get("OPENAI_API_KEY")
-        or "not-needed-for-local-servers"
-    )
-    return openai.OpenAI(
-        api_key=key, base_url=settings.llm.base_url, timeout=settings.llm.timeout_seconds, max_retries=1
-    )

@@ -8,7 +8,9 @@ from datetime import datetime, timedelta
 from app.core.clock import DAY_MS
 from app.core.domain import SearchFilters
 
-FILTER_KEYS = ("platform", "channel", "person", "date")
+FILTER_KEYS = ("platform", "channel", "person", "date", "archived")
+# Archived messages (replaced by a summary) are left out unless this chip is on.
+ARCHIVED_INCLUDED = "included"
 # Date chips are presets; "custom" ranges carry explicit bounds as "YYYY-MM-DD..YYYY-MM-DD".
 DATE_PRESETS = {"today": 0, "last 7 days": 7, "last 30 days": 30, "last 365 days": 365}
 
@@ -52,6 +54,7 @@ class SearchState:
             persons=self.values("person"),
             since=since,
             until=until,
+            include_archived=bool(self.values("archived")),
         )
 
 

@@ -4,6 +4,7 @@ Every turn of the five conversations is imported as a message; every question (c
 is asked through MemoryService.search, pooled over all conversations, with no filters.
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
+        [--keyword-budget ROWS]
 """
 
 from __future__ import annotations
@@ -27,12 +28,17 @@ def main() -> int:
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
     parser.add_argument("--workdir", type=Path, default=None, help="reuse an imported data dir")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument(
+        "--keyword-budget", type=int, default=None, help="search.keyword_row_budget (0 = unbounded)"
+    )
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-locomo-"))
     settings = Settings(data_dir=workdir, embedding=EmbeddingSettings(provider=args.embedder))
+    if args.keyword_budget is not None:
+        settings.search.keyword_row_budget = args.keyword_budget
     services = build_services(settings)
     messages, questions = load()
     if args.limit:

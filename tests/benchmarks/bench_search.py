@@ -5,6 +5,12 @@ built from real model vectors of a 3,000-message sample, reused with small noise
 (`RecycledEmbedder`); queries are embedded by the real model inside the timed call.
 
     python tests/benchmarks/bench_search.py [--sizes 10000,100000] [--embedder local|hashing]
+        [--corpus synthetic|locomo] [--workdir DIR]
+
+`--corpus synthetic` (the default) is a worst case for keyword search: ~150 distinct words, so
+every query word matches 10-20 % of all messages. `--corpus locomo` grows the corpus from
+LoCoMo's real turns (real word frequencies) and asks LoCoMo's questions; it needs
+`../shared/data`. `--workdir` keeps the built index there and reuses it on the next run.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.bootstrap import build_services
+from app.core.domain import RawMessage
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.settings import EmbeddingSettings, Settings
-from tests.benchmarks.synthetic import QUERIES, messages
+from tests.benchmarks import locomo_corpus, locomo_data, synthetic
 
 
 class RecycledEmbedder:
@@ -59,26 +66,38 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run(size: int, provider: str) -> None:
-    settings = Settings(
-        data_dir=Path(tempfile.mkdtemp(prefix=f"strata-bench-search-{size}-")),
-        embedding=EmbeddingSettings(provider=provider),
-    )
-    real = build_embedder(settings.embedding)
-    batch = messages(size, seed=size)
-    embedder = RecycledEmbedder(real, [m.content for m in batch[:3000]])
-    services = build_services(settings, embedder=embedder)
-    started = time.perf_counter()
-    services.processor.batch_size = 2000
-    services.memory.ingest(batch)
-    services.processor.collection.optimize()
-    print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
+def corpus(name: str, size: int) -> tuple[list[RawMessage], list[str]]:
+    if name == "locomo":
+        return locomo_corpus.messages(size, seed=size), locomo_corpus.queries(98)
     # Distinct query texts defeat the query-embedding cache: every timed call embeds for real.
     queries = [
         f"{q} {suffix}"
         for suffix in ("", "please", "again", "status", "update", "now", "team")
-        for q in QUERIES
+        for q in synthetic.QUERIES
     ]
+    return synthetic.messages(size, seed=size), queries
+
+
+def run(size: int, provider: str, corpus_name: str, workdir: Path | None) -> None:
+    data_dir = workdir / f"{corpus_name}-{size}" if workdir else None
+    reuse = data_dir is not None and (data_dir / "strata.sqlite3").exists()
+    settings = Settings(
+        data_dir=data_dir or Path(tempfile.mkdtemp(prefix=f"strata-bench-search-{size}-")),
+        embedding=EmbeddingSettings(provider=provider),
+    )
+    real = build_embedder(settings.embedding)
+    batch, queries = corpus(corpus_name, size)
+    if reuse:
+        services = build_services(settings, embedder=real)
+        print(f"[{size}] reusing the index in {settings.data_dir}")
+    else:
+        embedder = RecycledEmbedder(real, [m.content for m in batch[:3000]])
+        services = build_services(settings, embedder=embedder)
+        started = time.perf_counter()
+        services.processor.batch_size = 2000
+        services.memory.ingest(batch)
+        services.processor.collection.optimize()
+        print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
     for q in queries[:10]:
         services.memory.search(q + " warmup", limit=10)
     latencies = []
@@ -87,7 +106,7 @@ def run(size: int, provider: str) -> None:
         services.memory.search(q, limit=10)
         latencies.append((time.perf_counter() - started) * 1000)
     print(
-        f"[{size}] {len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, "
+        f"[{size}, {corpus_name}] {len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, "
         f"p95 {percentile(latencies, 0.95):.1f} ms, max {max(latencies):.1f} ms"
     )
     services.close()
@@ -97,9 +116,14 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
+    parser.add_argument("--corpus", default="synthetic", choices=["synthetic", "locomo"])
+    parser.add_argument("--workdir", type=Path, default=None, help="keep and reuse built indexes here")
     args = parser.parse_args()
+    if args.corpus == "locomo" and not locomo_corpus.available():
+        print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
+        return 0
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.embedder)
+        run(size, args.embedder, args.corpus, args.workdir)
     return 0
 
 

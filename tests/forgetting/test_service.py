@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.bootstrap import build_services
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.errors import InvalidInput, NotFound
 from app.core.settings import LLMSettings
 from app.core.storage.models import MemorySummaryRow
 from tests.forgetting.conftest import seed_group
@@ -131,3 +132,27 @@ def test_run_all_covers_every_user(services) -> None:
     seed_group(services, day=10, user_id="bob", prefix="b")
     reports = services.forgetting.run_all(trigger="schedule")
     assert sorted((r.user_id, r.tiers[0].summarized) for r in reports) == [("bob", 1), ("local", 1)]
+
+
+def test_summary_of_an_archived_message(services) -> None:
+    ids = seed_group(services, day=10, texts=TEXTS)
+    report = services.forgetting.run()
+    assert report.tiers[0].summarized == 1
+    record = services.memory.get(ids[1])
+    assert record.archived_at is not None and record.summary_ref_id
+    summary = services.forgetting.summary(record.summary_ref_id)
+    with services.db.read() as session:
+        row = session.scalars(select(MemorySummaryRow)).one()
+    assert summary.summary_id == row.summary_id == record.summary_ref_id
+    assert summary.summary_text == row.summary_text and summary.summary_text.startswith("3 messages")
+    assert summary.message_count == 3 and sorted(summary.source_record_ids) == sorted(ids)
+    assert summary.start_timestamp < summary.end_timestamp
+    assert (summary.channel, summary.person) == ("general", "alice")
+    data = summary.to_dict()
+    assert data["messageCount"] == 3 and data["startAt"].endswith("Z") and data["keyPoints"]
+    with pytest.raises(NotFound):
+        services.forgetting.summary("ms_missing")
+    with pytest.raises(NotFound):  # another user's summary is not visible
+        services.forgetting.summary(record.summary_ref_id, user_id="someone-else")
+    with pytest.raises(InvalidInput):
+        services.forgetting.summary("  ")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.helpers import open_window, seed
+from tests.ui.helpers import open_window, seed, settle
 
 pytest.importorskip("app.services.insights_service", reason="insights not merged yet")
 
@@ -45,4 +45,28 @@ def test_list_favorite_reorders_and_detail_shows_evidence(qtbot, screen, service
         search = screen.ctx.navigate("search")
         qtbot.waitUntil(lambda: search.detail.record is not None, timeout=5000)
         assert search.detail.record.id == record.id
+    assert screen.ctx.guard.violations == []
+
+
+def test_opening_an_insight_refreshes_the_list_and_keeps_the_selection(qtbot, screen, services):
+    qtbot.waitUntil(lambda: screen.model.rowCount() >= 2, timeout=10000)
+    row = screen.model.rowCount() - 1
+    opened = screen.model.rows[row]
+    assert services.insights.trend(opened.id)["accessCount7d"] == 0
+
+    screen.table.selectRow(row)  # opening counts a view; the service publishes it
+
+    def refreshed() -> bool:
+        rows = {r.id: r for r in screen.model.rows}
+        return opened.id in rows and rows[opened.id].score != opened.score
+
+    qtbot.waitUntil(refreshed, timeout=10000)
+    settle(qtbot, 400)  # let any further reloads run: none may count another view
+    current = screen.model.row_at(screen.table.currentIndex().row())
+    assert current is not None and current.id == opened.id  # still selected after the refresh
+    assert screen.table.selectionModel().isRowSelected(screen.table.currentIndex().row())
+    assert services.insights.trend(opened.id)["accessCount7d"] == 1  # exactly one view, no loop
+    fresh = services.insights.get(opened.id, count_view=False)
+    assert f"score {fresh.score:.2f}" in screen.detail.toPlainText()
+    assert screen.evidence.count() > 0
     assert screen.ctx.guard.violations == []

@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from app.core.clock import DAY_MS
 from app.core.errors import NotFound
+from app.ui.formatting import local_time
 from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
+from app.ui.search_state import ARCHIVED_INCLUDED
+from tests.conftest import NOW_MS, make_message
 from tests.ui.helpers import open_window, seed, settle
 
 
@@ -102,3 +106,56 @@ def test_no_service_call_runs_on_gui_thread(qtbot, window):
     guard = window.ctx.guard
     assert guard.calls_off_gui > 0
     assert guard.violations == []
+
+
+OFFSITE = [
+    "The offsite venue in Lisbon is booked for the second week of June",
+    "Flights to Lisbon go through the travel desk this time",
+    "Hotel block near the Lisbon venue holds thirty rooms",
+]
+
+
+def _archive_offsite(services) -> list[int]:
+    """Old messages, then a real forgetting run: the group is summarized and archived."""
+    old = NOW_MS - 40 * DAY_MS
+    ingested = services.memory.ingest(
+        [
+            make_message(i, channel="offsite", person="fay", content=text, timestamp=old + i * 60_000)
+            for i, text in enumerate(OFFSITE)
+        ]
+    )
+    report = services.forgetting.run()
+    assert report.status == "completed" and report.tiers[0].summarized == 1
+    return list(ingested.ids)
+
+
+def test_archived_message_shows_the_summary_that_replaced_it(qtbot, services):
+    record = services.memory.get(_archive_offsite(services)[1])
+    assert record.archived_at is not None and record.summary_ref_id
+    summary = services.forgetting.summary(record.summary_ref_id)
+
+    window = open_window(qtbot, services)
+    screen = window.show_screen("search")
+    screen.add_chip("archived", ARCHIVED_INCLUDED)
+    _search(qtbot, screen, "flights travel desk")
+    row = next(i for i, h in enumerate(screen.model.rows) if h.id == str(record.id))
+    screen.table.selectRow(row)
+    qtbot.waitUntil(lambda: screen.detail.record is not None, timeout=5000)
+    assert screen.detail.record.id == record.id
+    text = screen.detail.view.toPlainText()
+    assert "Summary that replaced it" in text
+    assert summary.summary_text in text and "3 messages" in text
+    assert local_time(summary.start_timestamp) in text and local_time(summary.end_timestamp) in text
+    assert all(point in text for point in summary.key_points)
+    assert window.ctx.guard.violations == []
+
+
+def test_summary_hits_show_their_span(qtbot, services):
+    _archive_offsite(services)
+    window = open_window(qtbot, services)
+    screen = window.show_screen("search")
+    _search(qtbot, screen, "Lisbon venue")  # archived messages are out; their summary answers
+    row = next(i for i, h in enumerate(screen.model.rows) if h.kind == "summary")
+    screen.table.selectRow(row)
+    qtbot.waitUntil(lambda: "3 messages" in screen.detail.view.toPlainText(), timeout=5000)
+    assert "Summary · 3 messages" in screen.detail.view.toPlainText()

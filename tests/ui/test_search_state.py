@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from app.ui.highlight import highlight_html, query_terms, snippet
-from app.ui.search_state import SearchState, date_bounds
+from app.ui.search_state import ARCHIVED_INCLUDED, SearchState, date_bounds
 
 NOW = int(datetime(2024, 5, 20, 15, 30).timestamp() * 1000)
 
@@ -18,6 +18,13 @@ def test_chips_become_filters():
     f = state.filters(NOW)
     assert f.platforms == ("slack",) and f.persons == ("Ana",) and f.channels == ("general",)
     assert state.remove_chip("platform", "slack").filters(NOW).platforms == ()
+
+
+def test_archived_chip_includes_archived_messages():
+    assert SearchState("x").filters(NOW).include_archived is False
+    state = SearchState("x").add_chip("archived", ARCHIVED_INCLUDED)
+    assert state.filters(NOW).include_archived is True
+    assert state.remove_chip("archived", ARCHIVED_INCLUDED).filters(NOW).include_archived is False
 
 
 def test_one_date_chip_at_a_time_and_bounds():

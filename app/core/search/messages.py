@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,6 +19,7 @@ from app.core.search.fusion import near_duplicate_key, rrf_fuse
 from app.core.search.people import PeopleDirectory
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
+from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
 from app.core.storage.models import RawMessageRow
 from app.core.storage.vector_cache import VectorMatrixCache
 from app.core.storage.vectors import VectorCollection, sql_quote
@@ -39,6 +41,8 @@ class SearchConfig:
     mentioned_channel_bonus: float = 0.06
     mentioned_person_bonus: float = 0.02
     parse_dates: bool = True
+    # Rows FTS5 may score per query (None = score every match); see keyword_budget.
+    keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,12 @@ class MessageSearcher:
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
         self.matrix = VectorMatrixCache(collection)
+        # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
+        # all release the GIL, so on two cores the keyword leg costs almost no wall time.
+        self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
+
+    def close(self) -> None:
+        self._keyword_pool.shutdown(wait=True)
 
     def search(self, query: MessageQuery) -> list[SearchHit]:
         filters, text = query.filters, query.text.strip()
@@ -88,8 +98,9 @@ class MessageSearcher:
 
     def _search(self, query: MessageQuery) -> list[SearchHit]:
         pool = max(self.config.candidate_pool, query.limit * 3)
+        keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, pool)
         vector_ranked = self._vector_candidates(query, pool)
-        keyword_ranked = self._keyword_candidates(query, pool)
+        keyword_ranked = keyword_future.result()
         fused = rrf_fuse(
             [vector_ranked, keyword_ranked],
             k=self.config.rrf_k,
@@ -98,13 +109,13 @@ class MessageSearcher:
         if not fused:
             return []
         with self.db.read() as session:
-            rows = {
-                r.id: r
-                for r in session.scalars(select(RawMessageRow).where(RawMessageRow.id.in_(list(fused))))
-            }
+            # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
+            # hundred candidates cost more than the query itself.
+            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(list(fused))))
+            rows = {r.id: r for r in found}
         now = self.clock.now_ms()
         mentions = self.people.mentions(query.user_id, query.text)
-        scored: list[tuple[float, RawMessageRow]] = []
+        scored: list[tuple[float, Any]] = []
         for row_id, score in fused.items():
             row = rows.get(row_id)
             if row is None or not self._passes(row, query):
@@ -153,18 +164,21 @@ class MessageSearcher:
                     join_sql="JOIN raw_messages m ON m.id = messages_fts.rowid",
                     where_sql="".join(f" AND {c}" for c in clauses),
                     params=params,
+                    row_budget=self.config.keyword_row_budget,
                 )
             else:
                 # One user and no filters: skip the join; rows of other users cannot exist, and
                 # archived rows are dropped after hydration.
-                hits = self.keywords.search_messages(session, query.text, pool)
+                hits = self.keywords.search_messages(
+                    session, query.text, pool, row_budget=self.config.keyword_row_budget
+                )
         return [int(h.ref) for h in hits]
 
     def _several_users(self, session: Any) -> bool:
         return bool(session.execute(text("SELECT count(*) > 1 FROM users")).scalar_one())
 
     @staticmethod
-    def _passes(row: RawMessageRow, query: MessageQuery) -> bool:
+    def _passes(row: Any, query: MessageQuery) -> bool:
         f = query.filters
         if row.user_id != query.user_id:
             return False
@@ -181,7 +195,22 @@ class MessageSearcher:
         return not (f.until is not None and row.timestamp > f.until)
 
 
-def _hit(row: RawMessageRow, score: float) -> SearchHit:
+_HIT_COLUMNS = (
+    RawMessageRow.id,
+    RawMessageRow.user_id,
+    RawMessageRow.archived_at,
+    RawMessageRow.platform,
+    RawMessageRow.channel,
+    RawMessageRow.person,
+    RawMessageRow.timestamp,
+    RawMessageRow.content,
+    RawMessageRow.memory_stage,
+    RawMessageRow.message_id,
+    RawMessageRow.summary_ref_id,
+)
+
+
+def _hit(row: Any, score: float) -> SearchHit:
     return SearchHit(
         id=str(row.id),
         kind="message",

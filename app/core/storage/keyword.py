@@ -15,6 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.core.storage.db import chunked
+from app.core.storage.keyword_budget import bounded_expression, document_frequencies, or_expression
 
 _CJK = (
     r"\u3040-\u30ff"  # Hiragana, Katakana
@@ -27,119 +28,14 @@ _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 
 # Very common English words add noise to OR queries without adding recall.
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "just",
-        "me",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "ours",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "too",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "about",
-        "after",
-        "again",
-        "all",
-        "also",
-        "am",
-        "any",
-        "because",
-        "before",
-        "being",
-        "both",
-        "down",
-        "during",
-        "each",
-        "few",
-        "further",
-        "here",
-        "more",
-        "most",
-        "off",
-        "once",
-        "only",
-        "other",
-        "out",
-        "over",
-        "own",
-        "same",
-        "under",
-        "until",
-        "up",
-        "while",
-    ]
+    """
+    a an and are as at be been but by can could did do does doing for from had has have he her
+    hers him his how i if in into is it its just me my no nor not of on or our ours she should
+    so some such than that the their them then there these they this those to too very was we
+    were what when where which who whom why will with would you your yours about after again
+    all also am any because before being both down during each few further here more most off
+    once only other out over own same under until up while
+    """.split()  # noqa: SIM905 - a word list reads better as text than as 130 lines
 )
 
 
@@ -170,10 +66,7 @@ def query_terms(query: str, *, drop_stopwords: bool = True) -> list[str]:
 
 def match_expression(query: str) -> str | None:
     """An FTS5 OR-query of quoted terms (quoting neutralizes FTS syntax in user input)."""
-    terms = query_terms(query)
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return or_expression(query_terms(query))
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,17 +161,34 @@ class KeywordIndex:
         join_sql: str = "",
         where_sql: str = "",
         params: dict[str, object] | None = None,
+        row_budget: int | None = None,
     ) -> list[KeywordHit]:
         """BM25 over messages; the caller joins `raw_messages m ON m.id = messages_fts.rowid` only when
-        it filters, because the join costs as much as the match on large archives."""
-        expr = match_expression(query)
+        it filters, because the join costs as much as the match on large archives.
+
+        With `row_budget`, at most that many matching rows are scored (see keyword_budget)."""
+        terms = query_terms(query)
+        if row_budget is None:
+            expr = or_expression(terms)
+        else:
+            frequencies = document_frequencies(session, "messages_fts", terms)
+            expr = bounded_expression(terms, frequencies, row_budget)
         if expr is None:
             return []
-        sql = (
-            "SELECT messages_fts.rowid, bm25(messages_fts) AS rank FROM messages_fts "
-            f"{join_sql} WHERE messages_fts MATCH :q {where_sql} ORDER BY rank LIMIT :lim"
+        matched = (
+            "SELECT messages_fts.rowid AS id, bm25(messages_fts) AS rank FROM messages_fts "
+            f"{join_sql} WHERE messages_fts MATCH :q {where_sql}"
         )
-        rows = session.execute(text(sql), {"q": expr, "lim": limit, **(params or {})}).all()
+        if row_budget is None:
+            sql = f"{matched} ORDER BY rank LIMIT :lim"
+        else:
+            # The window over the newest matches caps bm25() calls even for one very common word.
+            sql = (
+                f"SELECT id, rank FROM ({matched} ORDER BY messages_fts.rowid DESC LIMIT :budget) "
+                "ORDER BY rank LIMIT :lim"
+            )
+        bind = {"q": expr, "lim": limit, "budget": row_budget, **(params or {})}
+        rows = session.execute(text(sql), bind).all()
         return [KeywordHit(ref=str(r[0]), score=-float(r[1])) for r in rows]
 
     def count(self, session: Session, kind: str) -> int:

@@ -129,6 +129,7 @@ class InsightsScreen(Screen):
         splitter.setSizes([600, 460])
         self.outer.addWidget(splitter, 1)
         self._current: str | None = None
+        self._restoring = False
 
     # --- list ----------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -148,9 +149,18 @@ class InsightsScreen(Screen):
                 "<p style='color:gray'>No insights yet. They are found in your messages by a scheduled job; "
                 "press <i>Find new insights</i> to look now.</p>"
             )
-        for row, item in enumerate(items):
-            if item.id == self._current:
+        row = next((i for i, item in enumerate(items) if item.id == self._current), None)
+        if row is not None:
+            # Keep the open insight selected and its detail current (scores and trend move with
+            # views and favorites) without counting a view: that would publish a change, reload
+            # this list and re-select it, forever.
+            self._restoring = True
+            try:
                 self.table.selectRow(row)
+            finally:
+                self._restoring = False
+            self.table.scrollTo(self.model.index(row, 0))
+            self._load_detail(items[row], count_view=False)
 
     def _update_labels(self, items: list[Any]) -> None:
         known = {self.label_filter.itemData(i) for i in range(1, self.label_filter.count())}
@@ -193,23 +203,32 @@ class InsightsScreen(Screen):
     # --- detail --------------------------------------------------------------------------------
     def _open_row(self, row: int) -> None:
         item = self.model.row_at(row)
-        if item is None:
+        if item is None or self._restoring:
             return
         self._current = item.id
+        self._load_detail(item, count_view=True)
+
+    def _load_detail(self, item: Any, *, count_view: bool) -> None:
+        """Opening counts a view (the service publishes it, so the list refreshes); a refresh does not."""
         svc, memory, draft = self.insights, self.memory, _d(item)
 
-        def load() -> tuple[Any, Any, list[Any]]:
-            trend = svc.trend(item.id, 30)
+        def load() -> tuple[Any, Any, list[Any] | None]:
+            if not count_view:  # a refreshed row: same evidence, so keep that list and its selection
+                return item, svc.trend(item.id, 30), None
+            opened = svc.get(item.id)
             evidence = memory.find(draft.platform, draft.evidence) if memory is not None else []
-            return svc.get(item.id), trend, evidence
+            return opened, svc.trend(item.id, 30), evidence
 
         self.query(load, self._show_detail)
 
-    def _show_detail(self, loaded: tuple[Any, Any, list[Any]]) -> None:
+    def _show_detail(self, loaded: tuple[Any, Any, list[Any] | None]) -> None:
         item, trend, evidence = loaded
         if item.id != self._current:
             return
         self.detail.setHtml(insight_html(item))
+        self.chart.set_series(trend.get("daily", []))
+        if evidence is None:
+            return
         self.evidence.clear()
         for record in evidence:
             text = (record.content or "(archived)").replace("\n", " ")[:160]
@@ -218,7 +237,6 @@ class InsightsScreen(Screen):
             self.evidence.addItem(entry)
         if not evidence:
             self.evidence.addItem("No evidence messages stored (they may have been deleted).")
-        self.chart.set_series(trend.get("daily", []))
 
     def _open_evidence(self, entry: QListWidgetItem) -> None:
         record = entry.data(Qt.ItemDataRole.UserRole)

@@ -28,7 +28,7 @@ from app.ui.highlight import query_terms
 from app.ui.models.hits import HitsModel
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.search_detail import DetailPane
-from app.ui.search_state import DATE_PRESETS, SearchState
+from app.ui.search_state import ARCHIVED_INCLUDED, DATE_PRESETS, SearchState
 from app.ui.theme import is_dark, term_highlight_colour
 from app.ui.widgets import ChipBar
 
@@ -45,6 +45,7 @@ class SearchScreen(Screen):
         self.state = SearchState()
         self._seq = 0  # request number: late answers to older queries are dropped
         self.memory = ctx.service("memory")
+        self.forgetting = ctx.service("forgetting")  # archived messages show their summary
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText("Search messages, summaries and documents   (Ctrl+K)")
         self.query_edit.setClearButtonEnabled(True)
@@ -204,6 +205,7 @@ class SearchScreen(Screen):
         for preset in DATE_PRESETS:
             dates.addAction(preset, lambda p=preset: self.add_chip("date", p))
         dates.addAction("Custom range…", lambda: self._ask_chip("date", "YYYY-MM-DD..YYYY-MM-DD"))
+        menu.addAction("Include archived messages", lambda: self.add_chip("archived", ARCHIVED_INCLUDED))
         return menu
 
     def _ask_chip(self, key: str, label: str) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from app.core.domain import MessageRecord, SearchHit
+from app.core.errors import NotFound
 from app.ui.events import MESSAGES
 from app.ui.formatting import local_time, source_label
 from app.ui.highlight import highlight_html
@@ -15,6 +16,7 @@ from app.ui.theme import is_dark, term_highlight_colour
 
 if TYPE_CHECKING:
     from app.ui.screens.search import SearchScreen
+    from forgetting.summaries import StoredSummary
 
 CONTEXT_BEFORE = 4
 CONTEXT_AFTER = 4
@@ -74,14 +76,17 @@ class DetailPane(QWidget):
             self._enable(False)
             self._render_plain(hit)
             return
-        memory = self.screen.memory
+        memory, forgetting = self.screen.memory, self.screen.forgetting
         record_id = int(hit.id)
 
         def load() -> tuple[Any, Any]:
             ctx = memory.context(record_id, before=CONTEXT_BEFORE, after=CONTEXT_AFTER)
             summary = None
-            if ctx.record.summary_ref_id and hasattr(memory, "summary"):
-                summary = memory.summary(ctx.record.summary_ref_id)
+            if ctx.record.summary_ref_id and forgetting is not None:
+                try:
+                    summary = forgetting.summary(ctx.record.summary_ref_id)
+                except NotFound:  # undone run: the message is back, or the summary was removed
+                    summary = None
             return ctx, summary
 
         self.screen.query(load, lambda result: self._render_context(seq, *result))
@@ -91,8 +96,13 @@ class DetailPane(QWidget):
         title = hit.extra.get("file_name") or ""
         head = f"<h3>{html.escape(str(title))}</h3>" if title else ""
         label = {"summary": "Summary", "chunk": "Document excerpt"}.get(hit.kind, hit.kind)
+        if hit.kind == "summary":
+            extra = hit.extra
+            label += _span_text(
+                extra.get("message_count"), extra.get("start_timestamp"), extra.get("end_timestamp")
+            )
         body = highlight_html(hit.content or "", self._terms, colour).replace("\n", "<br>")
-        self.view.setHtml(f"{head}<p style='color:gray'>{label}</p><p>{body}</p>")
+        self.view.setHtml(f"{head}<p style='color:gray'>{html.escape(label)}</p><p>{body}</p>")
 
     def _render_context(self, seq: int, ctx: Any, summary: Any) -> None:
         if seq != self._seq:
@@ -155,14 +165,23 @@ class DetailPane(QWidget):
             self.screen.add_chip(key, record.channel if key == "channel" else record.person)
 
 
-def _summary_html(summary_id: str, summary: Any) -> str:
+def _span_text(count: int | None, start: int | None, end: int | None) -> str:
+    """ " · 12 messages, 3 Mar 09:00 – 5 Mar 17:30" for a summary's span (parts left out when unknown)."""
+    parts = []
+    if count:
+        parts.append(f"{count} message{'s' if count != 1 else ''}")
+    if start is not None and end is not None:
+        parts.append(f"{local_time(start)} – {local_time(end)}" if start != end else local_time(start))
+    return f" · {', '.join(parts)}" if parts else ""
+
+
+def _summary_html(summary_id: str, summary: StoredSummary | None) -> str:
     if summary is None:
-        return f"<p><i>Archived into summary {html.escape(summary_id)}.</i></p>"
-    text = getattr(summary, "summary_text", None) or (
-        summary.get("summaryText") if isinstance(summary, dict) else ""
+        return f"<p><i>Archived into summary {html.escape(summary_id)} (not found).</i></p>"
+    span = _span_text(summary.message_count, summary.start_timestamp, summary.end_timestamp)
+    items = "".join(f"<li>{html.escape(p)}</li>" for p in summary.key_points)
+    return (
+        "<h4>Summary that replaced it</h4>"
+        f"<p><small>{html.escape(summary.tier)} summary{html.escape(span)}</small></p>"
+        f"<p>{html.escape(summary.summary_text)}</p>" + (f"<ul>{items}</ul>" if items else "")
     )
-    points = getattr(summary, "key_points", None) or (
-        summary.get("keyPoints", []) if isinstance(summary, dict) else []
-    )
-    items = "".join(f"<li>{html.escape(str(p))}</li>" for p in points)
-    return f"<h4>Summary</h4><p>{html.escape(str(text))}</p>" + (f"<ul>{items}</ul>" if items else "")

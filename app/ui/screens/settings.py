@@ -26,6 +26,7 @@ from app.ui.context import UiContext
 from app.ui.events import SETTINGS
 from app.ui.screens.base import Screen
 from app.ui.screens.settings_integrations import IntegrationsSection
+from app.ui.screens.settings_llm_key import LlmKeyRow
 from app.ui.settings_file import update_settings_file
 from app.ui.widgets import muted
 
@@ -54,6 +55,7 @@ class SettingsScreen(Screen):
     def reload(self) -> None:
         self.refresh_server_status()
         self.integrations.reload()
+        self.llm_key.reload()
         self._load_jobs()
 
     # --- sections --------------------------------------------------------------------------
@@ -97,7 +99,8 @@ class SettingsScreen(Screen):
         form.addRow(self.llm_enabled)
         form.addRow("LLM base URL", self.llm_base_url)
         form.addRow("LLM model", self.llm_model)
-        # The API key row lives in the integrations section (it needs the secrets store).
+        self.llm_key = LlmKeyRow(self)
+        form.addRow("LLM API key", self.llm_key)
         self.models_form = form
         save = QPushButton("Save")
         save.clicked.connect(self.save_models)
@@ -154,11 +157,22 @@ class SettingsScreen(Screen):
             },
         }
         path = settings.layout.settings_file
-        self.mutate(
-            lambda: update_settings_file(path, updates),
-            [SETTINGS],
-            lambda _: self.banner.show_message(f"Saved to {path}. Restart Strata to apply.", "ok"),
-        )
+        key, keys = self.llm_key.entered(), self.llm_key.keys
+
+        def save() -> Any:
+            # The key first: a key refused as malformed leaves everything (and the field) as it was.
+            status = keys.set(key) if key and keys is not None else None
+            update_settings_file(path, updates)  # the key is never part of `updates`
+            return status
+
+        def done(status: Any) -> None:
+            stored = ""
+            if status is not None:
+                self.llm_key.saved(status)
+                stored = "API key stored (used from the next LLM call). "
+            self.banner.show_message(f"{stored}Saved to {path}. Restart Strata to apply.", "ok")
+
+        self.mutate(save, [SETTINGS], done)
 
     def apply_server(self) -> None:
         """Persist on/off + port, then start or stop the hosted server off the GUI thread."""
