@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.core.storage.db import chunked
-from app.core.storage.keyword_budget import bounded_expression, document_frequencies, or_expression
+from app.core.storage.keyword_budget import FrequencyCache, bounded_expression, or_expression, table_size
 
 _CJK = (
     r"\u3040-\u30ff"  # Hiragana, Katakana
@@ -26,7 +26,8 @@ MESSAGE_KIND = "message"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
 
-# Very common English words add noise to OR queries without adding recall.
+# Very common English words add noise to OR queries without adding recall; the last line holds
+# what the tokenizer leaves of contractions and possessives ("John's" → john, s).
 STOPWORDS = frozenset(
     """
     a an and are as at be been but by can could did do does doing for from had has have he her
@@ -35,6 +36,7 @@ STOPWORDS = frozenset(
     were what when where which who whom why will with would you your yours about after again
     all also am any because before being both down during each few further here more most off
     once only other out over own same under until up while
+    s t d ll re ve m don didn doesn isn wasn weren won wouldn couldn shouldn haven hasn hadn aren
     """.split()  # noqa: SIM905 - a word list reads better as text than as 130 lines
 )
 
@@ -77,6 +79,9 @@ class KeywordHit:
 
 class KeywordIndex:
     """Insert, replace, delete and BM25-search text under a (kind, ref) key."""
+
+    def __init__(self) -> None:
+        self.frequencies = FrequencyCache()
 
     def upsert(self, session: Session, kind: str, user_id: str, items: Iterable[tuple[str, str]]) -> None:
         """Index `(ref, body)` pairs, replacing earlier text for the same ref."""
@@ -168,10 +173,11 @@ class KeywordIndex:
 
         With `row_budget`, at most that many matching rows are scored (see keyword_budget)."""
         terms = query_terms(query)
-        if row_budget is None:
-            expr = or_expression(terms)
+        size = table_size(session, "messages_fts") if row_budget is not None else 0
+        if row_budget is None or size <= row_budget:
+            expr = or_expression(terms)  # small archives: every match is cheap to score
         else:
-            frequencies = document_frequencies(session, "messages_fts", terms)
+            frequencies = self.frequencies.frequencies(session, "messages_fts", terms, size)
             expr = bounded_expression(terms, frequencies, row_budget)
         if expr is None:
             return []

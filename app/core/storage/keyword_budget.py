@@ -10,6 +10,7 @@ fits the budget.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 from sqlalchemy import text
@@ -37,6 +38,39 @@ def document_frequencies(session: Session, table: str, terms: Sequence[str]) -> 
     )
     row = session.execute(text(f"SELECT {columns}"), {f"t{i}": quote(t) for i, t in enumerate(terms)}).one()
     return [int(v) for v in row]
+
+
+class FrequencyCache:
+    """Document frequencies, counted once and reused until the table grows by `tolerance`.
+
+    Counting walks a term's whole posting list (a few ms for a very common word at 100k rows);
+    the budget decision only needs approximate counts, and typed queries repeat their words.
+    """
+
+    def __init__(self, *, tolerance: float = 0.05, max_terms: int = 20_000) -> None:
+        self.tolerance = tolerance
+        self.max_terms = max_terms
+        self._counts: dict[tuple[str, str], tuple[int, int]] = {}  # (table, term) → (df, table size)
+        self._lock = threading.Lock()
+
+    def frequencies(self, session: Session, table: str, terms: Sequence[str], size: int) -> list[int]:
+        """Frequencies of `terms` in `table`, whose highest rowid is now `size`."""
+        with self._lock:
+            known = {t: self._counts.get((table, t)) for t in terms}
+        stale = [t for t, hit in known.items() if hit is None or size > hit[1] * (1 + self.tolerance)]
+        counted = dict(zip(stale, document_frequencies(session, table, stale), strict=True))
+        with self._lock:
+            if len(self._counts) + len(counted) > self.max_terms:
+                self._counts.clear()
+            for term, df in counted.items():
+                self._counts[(table, term)] = (df, size)
+        cached = {t: hit[0] for t, hit in known.items() if hit is not None}
+        return [counted.get(t, cached.get(t, 0)) for t in terms]
+
+
+def table_size(session: Session, table: str) -> int:
+    """The highest rowid of FTS5 `table` (its docsize shadow table answers without a scan)."""
+    return int(session.execute(text(f"SELECT coalesce(max(rowid), 0) FROM {table}_docsize")).scalar_one())
 
 
 def bounded_expression(terms: Sequence[str], frequencies: Sequence[int], budget: int) -> str | None:

@@ -4,7 +4,12 @@ from sqlalchemy import text
 
 from app.bootstrap import Services
 from app.core.storage.keyword import KeywordIndex
-from app.core.storage.keyword_budget import bounded_expression, document_frequencies
+from app.core.storage.keyword_budget import (
+    FrequencyCache,
+    bounded_expression,
+    document_frequencies,
+    table_size,
+)
 from tests.conftest import make_message
 
 
@@ -89,3 +94,20 @@ def test_a_rare_word_is_found_among_very_common_ones(services: Services) -> None
         hits = KeywordIndex().search_messages(session, "team update zanzibar", 5, row_budget=20)
         top = session.execute(text("SELECT content FROM raw_messages WHERE id = :i"), {"i": int(hits[0].ref)})
         assert top.scalar_one() == "zanzibar offsite booked"
+
+
+def test_frequencies_are_recounted_only_after_the_table_grows(services: Services) -> None:
+    services.memory.ingest([make_message(i, content=f"standup notes {i}") for i in range(1, 21)])
+    cache = FrequencyCache(tolerance=0.5)
+    with services.db.read() as session:
+        first = table_size(session, "messages_fts")
+        assert cache.frequencies(session, "messages_fts", ["standup"], first) == [20]
+    services.memory.ingest([make_message(i, content=f"standup again {i}") for i in range(21, 26)])
+    with services.db.read() as session:
+        size = table_size(session, "messages_fts")
+        assert size == 25
+        assert cache.frequencies(session, "messages_fts", ["standup"], size) == [20]  # within 50 %
+    services.memory.ingest([make_message(i, content=f"standup later {i}") for i in range(26, 41)])
+    with services.db.read() as session:
+        size = table_size(session, "messages_fts")
+        assert cache.frequencies(session, "messages_fts", ["standup", "later"], size) == [40, 15]
