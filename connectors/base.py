@@ -10,6 +10,10 @@ from app.core.domain import RawMessage
 from app.core.errors import InvalidInput
 from connectors.retry import RetryPolicy
 
+# Scheduled sync interval of a new connector; here (not in the service) so the CLI can show it
+# in `--help` without importing the connector clients.
+DEFAULT_INTERVAL_MINUTES = 15
+
 
 @dataclass(frozen=True, slots=True)
 class FetchBatch:

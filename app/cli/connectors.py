@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from app.cli.context import console, guarded, print_json, services
 from app.core.errors import InvalidInput
-from app.services.connector_service import DEFAULT_INTERVAL_MINUTES, ConnectorService
+from connectors.base import DEFAULT_INTERVAL_MINUTES
+
+if TYPE_CHECKING:
+    from app.services.connector_service import ConnectorService
 
 connectors_app = typer.Typer(
     help="Live connectors (Slack, Discord, Telegram) and merged contacts.", no_args_is_help=True

@@ -1,4 +1,9 @@
-"""Shared CLI plumbing: the global options, lazily built services, and error display."""
+"""Shared CLI plumbing: the global options, lazily built services, and error display.
+
+Start-up speed: this module (and every command module) imports only typer, rich and light
+`app.core` modules; `app.bootstrap` (LanceDB, SQLAlchemy, ONNX, openai, …) is imported when a
+command first asks for the services, so `strata --help` never pays for it.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.bootstrap import Services, build_services
 from app.core.errors import StrataError
-from app.core.settings import load_settings
+
+if TYPE_CHECKING:
+    from app.bootstrap import Services
 
 T = TypeVar("T")
 console = Console(stderr=True)
@@ -29,6 +35,10 @@ class CliState:
 
     def open(self) -> Services:
         if self.services is None:
+            # Heavy (≈ 2–6 s of imports): only when a command really needs the data dir.
+            from app.bootstrap import build_services
+            from app.core.settings import load_settings
+
             self.services = build_services(load_settings(self.data_dir))
         return self.services
 

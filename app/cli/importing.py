@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.core.clock import iso
-from app.core.domain import IngestResult
-from app.core.jsonl import parse_jsonl
-from app.services.import_service import ImportOptions, ImportReport
-from connectors.importers.preview import ImportPreview
+
+if TYPE_CHECKING:
+    from app.core.domain import IngestResult
+    from connectors.importers.preview import ImportPreview
 
 import_app = typer.Typer(help="Import messages from files (JSONL and chat exports).", no_args_is_help=True)
 
@@ -46,6 +47,8 @@ def import_jsonl(
     as_json: bool = typer.Option(False, "--json", help="Print {imported, duplicates, errors} as JSON."),
 ) -> None:
     """Import a JSONL file: platform, message_id, channel, person, bot_id, timestamp, content, …"""
+    from app.core.jsonl import parse_jsonl
+
     svc = services(ctx)
     total = _count_lines(file)
     with (
@@ -85,9 +88,20 @@ def _show_preview(preview: ImportPreview) -> None:
 
 
 def run_export_import(
-    ctx: typer.Context, fmt: str, path: Path, *, dry_run: bool, as_json: bool, options: ImportOptions
+    ctx: typer.Context,
+    fmt: str,
+    path: Path,
+    *,
+    dry_run: bool,
+    as_json: bool,
+    tz: str | None = None,
+    date_order: str | None = None,
+    chat_name: str | None = None,
 ) -> None:
     """Preview (validates the whole file), then unless --dry-run store it with a progress bar."""
+    from app.services.import_service import ImportOptions, ImportReport  # with the services
+
+    options = ImportOptions(tz=tz, date_order=date_order, chat_name=chat_name)
     svc = services(ctx)
     started = time.perf_counter()
     with progress_bar(f"reading {path.name}", None, enabled=not as_json) as scan:
@@ -121,7 +135,7 @@ def import_slack(
     ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
 ) -> None:
     """Import a Slack workspace export (.zip with channels.json, users.json and per-day JSON)."""
-    run_export_import(ctx, "slack", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())
+    run_export_import(ctx, "slack", path, dry_run=dry_run, as_json=as_json)
 
 
 @import_app.command("telegram")
@@ -133,7 +147,7 @@ def import_telegram(
     tz: str | None = TzOption,
 ) -> None:
     """Import a Telegram Desktop export (result.json: one chat or the whole account)."""
-    run_export_import(ctx, "telegram", path, dry_run=dry_run, as_json=as_json, options=ImportOptions(tz=tz))
+    run_export_import(ctx, "telegram", path, dry_run=dry_run, as_json=as_json, tz=tz)
 
 
 @import_app.command("discord")
@@ -141,7 +155,7 @@ def import_discord(
     ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
 ) -> None:
     """Import DiscordChatExporter JSON (one channel/thread file, or a folder of them)."""
-    run_export_import(ctx, "discord", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())
+    run_export_import(ctx, "discord", path, dry_run=dry_run, as_json=as_json)
 
 
 @import_app.command("whatsapp")
@@ -157,8 +171,16 @@ def import_whatsapp(
     chat_name: str | None = typer.Option(None, "--chat-name", help="Default: taken from the file name."),
 ) -> None:
     """Import a WhatsApp 'Export chat' file (.txt, or the .zip around it; Android or iOS)."""
-    options = ImportOptions(tz=tz, date_order=date_order, chat_name=chat_name)
-    run_export_import(ctx, "whatsapp", path, dry_run=dry_run, as_json=as_json, options=options)
+    run_export_import(
+        ctx,
+        "whatsapp",
+        path,
+        dry_run=dry_run,
+        as_json=as_json,
+        tz=tz,
+        date_order=date_order,
+        chat_name=chat_name,
+    )
 
 
 @import_app.command("email")
@@ -166,4 +188,4 @@ def import_email(
     ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
 ) -> None:
     """Import e-mail: an mbox file, a single .eml, or a folder of .eml files."""
-    run_export_import(ctx, "email", path, dry_run=dry_run, as_json=as_json, options=ImportOptions())
+    run_export_import(ctx, "email", path, dry_run=dry_run, as_json=as_json)

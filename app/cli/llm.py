@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from app.cli.context import console, guarded, print_json, state
-from app.core.secrets import open_secret_store
-from app.core.settings import Settings, load_settings
-from app.services.llm import LLMKeys
+
+if TYPE_CHECKING:
+    from app.core.settings import Settings
+    from app.services.llm import LLMKeys
 
 llm_app = typer.Typer(
     help="The optional OpenAI-compatible LLM for summaries and insights, and its API key.",
@@ -19,6 +21,10 @@ llm_app = typer.Typer(
 
 def _open(ctx: typer.Context) -> tuple[Settings, LLMKeys]:
     # Only the settings and the secret store: no database or model is opened for a key.
+    from app.core.secrets import open_secret_store
+    from app.core.settings import load_settings
+    from app.services.llm import LLMKeys
+
     settings = guarded(lambda: load_settings(state(ctx).data_dir))
     return settings, LLMKeys(open_secret_store(settings.layout.secrets_file))
 

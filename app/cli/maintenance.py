@@ -9,8 +9,6 @@ from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.cli.search import render
-from app.core.storage.migrate import current_revisions, heads
-from app.services.demo import load_demo
 
 DEMO_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget decision")
 
@@ -32,6 +30,8 @@ def doctor_command(
     repair: bool = typer.Option(False, "--repair", help="Also recompute every content hash and fix drift."),
 ) -> None:
     """Check the data dir, schema, embedding model and indexes; repair drift between SQLite and LanceDB."""
+    from app.core.storage.migrate import current_revisions, heads  # Alembic: only here
+
     svc = services(ctx)
     ok = True
 
@@ -68,6 +68,8 @@ def doctor_command(
 
 def demo_command(ctx: typer.Context) -> None:
     """Load the built-in demo conversation (once) and answer a few sample searches."""
+    from app.services.demo import load_demo
+
     svc = services(ctx)
     result = guarded(lambda: load_demo(svc.memory))
     console.print(f"[bold]Strata[/bold] data dir: {svc.layout.root}")

@@ -7,10 +7,7 @@ from pathlib import Path
 import typer
 
 from app.cli.context import console, guarded, services, state
-from app.core.paths import default_data_dir
-from app.core.settings import load_settings
 from app.mcp.install import CLIENTS, install, snippet
-from app.mcp.server import run_stdio
 
 mcp_app = typer.Typer(
     help="The MCP server for agents (Claude Desktop, Cursor, ...).", invoke_without_command=True
@@ -22,6 +19,8 @@ def mcp_command(ctx: typer.Context) -> None:
     """With no sub-command, serve the MCP tools over stdin/stdout (what MCP clients launch)."""
     if ctx.invoked_subcommand is not None:
         return
+    from app.mcp.server import run_stdio  # the MCP SDK: only when serving
+
     # stdout carries the protocol: everything human goes to stderr (console is stderr).
     run_stdio(services(ctx))
 
@@ -36,6 +35,9 @@ def install_command(
     ),
 ) -> None:
     """Add Strata to an MCP client's config file, keeping its other servers."""
+    from app.core.paths import default_data_dir
+    from app.core.settings import load_settings
+
     data_dir = state(ctx).data_dir or guarded(lambda: load_settings(None).data_dir) or default_data_dir()
     result = guarded(lambda: install(client, data_dir, config_path=config_file, write=not print_only))
     if print_only:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, services
 from app.core.clock import iso
-from app.core.domain import SearchHit
 from app.core.errors import InvalidInput
 from app.core.search.filters import filters_from
+
+if TYPE_CHECKING:
+    from app.core.domain import SearchHit
 
 
 def render(hits: list[SearchHit]) -> None:

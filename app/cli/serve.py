@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.api.app import create_app
-from app.api.security import HostPolicy, load_or_create_token
-from app.api.server import check_bind_host, serve
 from app.cli.context import console, guarded, services, state
-from app.core.settings import load_settings
-from app.services.scheduling import JobHost
 
 
 def serve_command(
@@ -21,6 +16,13 @@ def serve_command(
     ),
 ) -> None:
     """Serve the REST API under /api and the MCP server at /mcp until Ctrl+C."""
+    # FastAPI, uvicorn, the MCP SDK and the scheduler: imported only when serving.
+    from app.api.app import create_app
+    from app.api.security import HostPolicy
+    from app.api.server import check_bind_host, serve
+    from app.core.settings import load_settings
+    from app.services.scheduling import JobHost
+
     settings = guarded(lambda: load_settings(state(ctx).data_dir))
     bind_host = host or settings.api.host
     bind_port = port or settings.api.port
@@ -44,6 +46,9 @@ def serve_command(
 
 def token_command(ctx: typer.Context) -> None:
     """Print the local API token (created on first use, stored with 0600 permissions)."""
+    from app.api.security import load_or_create_token
+    from app.core.settings import load_settings
+
     settings = guarded(lambda: load_settings(state(ctx).data_dir))
     layout = settings.layout.ensure()
     typer.echo(guarded(lambda: load_or_create_token(layout.token_file)))

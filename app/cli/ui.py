@@ -1,6 +1,8 @@
 """`strata ui` (and `strata` with no command): open the desktop app.
 
-PySide6 is imported only when the window is really opened, so other commands stay fast.
+PySide6 is imported only when the window is really opened, so other commands stay fast; the
+services (LanceDB, SQLAlchemy, the model, …) are imported and built on a worker thread after the
+window is on screen.
 """
 
 from __future__ import annotations
@@ -8,13 +10,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from app.bootstrap import Services, build_services
 from app.cli.context import console, state
-from app.core.settings import load_settings
-from app.services.demo import load_demo
+
+if TYPE_CHECKING:
+    from app.bootstrap import Services
 
 
 def display_available(*, allow_offscreen: bool = True) -> bool:
@@ -54,6 +57,10 @@ def launch(data_dir: Path | None, *, demo: str = "never") -> int:
     from app.ui.app import run_app  # PySide6: only when a window really opens
 
     def open_services() -> Services:  # runs on a worker thread while the window is already up
+        from app.bootstrap import build_services
+        from app.core.settings import load_settings
+        from app.services.demo import load_demo
+
         svc = build_services(load_settings(data_dir))
         if demo == "always" or (demo == "if-empty" and svc.memory.stats()["messages"] == 0):
             load_demo(svc.memory)

@@ -15,7 +15,13 @@ from app.core.events import Change, EventBus
 from app.core.storage.db import Database
 from app.core.storage.messages import MessageRepository
 from app.services.memory_service import MemoryService
-from connectors.base import Connector, ConnectorConfig, ConnectorIdentity, ConnectorRegistry
+from connectors.base import (
+    DEFAULT_INTERVAL_MINUTES,
+    Connector,
+    ConnectorConfig,
+    ConnectorIdentity,
+    ConnectorRegistry,
+)
 from connectors.discord_live import DiscordLiveListener
 from connectors.identity import IdentityStore
 from connectors.registry import default_registry
@@ -25,7 +31,6 @@ from connectors.state import ConnectorState, ConnectorStateStore
 from connectors.sync import SyncReport, SyncRunner
 
 log = logging.getLogger(__name__)
-DEFAULT_INTERVAL_MINUTES = 15
 CONNECTOR_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 JOB_PREFIX = "connector-sync:"
 

@@ -1,11 +1,18 @@
-"""Application entry: QApplication, palette, main window, tray; `run_app(services)` blocks until quit."""
+"""Application entry: QApplication, palette, main window, tray; `run_app(services)` blocks until quit.
+
+Start-up speed: this module imports only Qt and light `app.ui` modules. The services (LanceDB,
+SQLAlchemy, the ONNX model, openai; the API server's FastAPI and MCP SDK later still) are imported
+and built on a worker thread once the window is on screen, and the screens attach when they arrive.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.ui.context import UiContext
@@ -19,6 +26,21 @@ from app.ui.theme import apply_theme, follow_system_scheme
 from app.ui.tray import install_tray
 
 DEBUG_ENV = "STRATA_UI_DEBUG"
+# Set, the app writes `strata-ui-trace <event> <time.monotonic()> [detail]` lines to stderr when the
+# window first answers input and when the services are attached (tests/benchmarks/bench_ui_start.py).
+TRACE_ENV = "STRATA_UI_TRACE"
+HEAVY_MODULES = ("lancedb", "onnxruntime", "openai", "mcp", "fastapi", "sqlalchemy", "pyarrow")
+
+
+def trace(event: str, detail: str = "") -> None:
+    if os.environ.get(TRACE_ENV, "") not in ("", "0"):
+        line = f"strata-ui-trace {event} {time.monotonic():.4f} {detail}".rstrip()
+        print(line, file=sys.stderr, flush=True)
+
+
+def heavy_modules_loaded() -> list[str]:
+    """Which of the libraries that must wait for the services are imported already."""
+    return [name for name in HEAVY_MODULES if name in sys.modules]
 
 
 def ensure_qapp(argv: list[str] | None = None) -> QApplication:
@@ -72,10 +94,17 @@ def run_app(services: Any, argv: list[str] | None = None) -> int:
     app.setQuitOnLastWindowClosed(tray is None or not tray.isVisible())
     host = AppHost(window)
     window.show()
-    if callable(services):
-        QueryOp(parent=window, op=services, success=host.opened).failure(host.failed).run_in_background()
-    else:
-        host.opened(services)
+    app.processEvents()  # paint the window now, before a worker thread competes for the GIL
+
+    def interactive() -> None:
+        # First turn of the event loop: the window answers input; only now start the heavy part.
+        trace("window", ",".join(heavy_modules_loaded()) or "none")
+        if callable(services):
+            QueryOp(parent=window, op=services, success=host.opened).failure(host.failed).run_in_background()
+        else:
+            host.opened(services)
+
+    QTimer.singleShot(0, interactive)
     app.aboutToQuit.connect(host.shutdown)
     return app.exec()
 
@@ -95,6 +124,7 @@ class AppHost:
         self.api = ApiServerHost(services)
         self.window.ctx.hosting = self
         attach(self.window, services)
+        trace("services")
         # Jobs and the server start off the GUI thread: APScheduler and uvicorn import lazily.
         QueryOp(parent=self.window, op=self.scheduler.start).failure(self._report).run_in_background()
         settings = getattr(services, "settings", None)
@@ -107,6 +137,7 @@ class AppHost:
     def failed(self, exc: BaseException) -> None:
         title, detail = describe(exc)
         self.window.show_failure(f"{title}.\n{detail}")
+        trace("failed", title)
 
     def _report(self, exc: BaseException) -> None:
         # Scheduler/server trouble must not stop the window; Settings shows the server state.

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 from app.core.errors import ConfigError
-from app.services.scheduling import JobHost
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +76,10 @@ class SchedulerHost:
     """
 
     def __init__(self, services: Any) -> None:
+        # The jobs pull in every feature (LanceDB, openai, …): imported with the services, after
+        # the window is up, never when the window module loads.
+        from app.services.scheduling import JobHost
+
         self.host = JobHost(services)
 
     @property

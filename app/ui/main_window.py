@@ -9,7 +9,6 @@ from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -19,11 +18,13 @@ from PySide6.QtWidgets import (
 
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
+from app.ui.loading import LoadingPage
 from app.ui.screens.base import Screen
 
 # Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings.
 # (key, label, "module:Class"): screen modules pull in service-side libraries (SQLAlchemy, QtCharts),
-# so they are imported when the services are attached, after the window is already on screen.
+# so they are imported when the services are attached, after the window is already on screen;
+# until then a LoadingPage with a working search box stands in and the other screens are disabled.
 SCREENS: list[tuple[str, str, str]] = [
     ("search", "Search", "app.ui.screens.search:SearchScreen"),
     ("insights", "Insights", "app.ui.screens.insights:InsightsScreen"),
@@ -62,10 +63,11 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, _key)
             self.sidebar.addItem(item)
-        self.loading = QLabel("Opening your memory…")
-        self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.loading = LoadingPage()
         self.stack.addWidget(self.loading)
-        self._pending_search: str | bool | None = False  # a Ctrl+K that came before the services
+        self.sidebar.setCurrentRow(0)
+        self._set_screens_enabled(False)
+        self._search_requested = False  # Ctrl+K / tray search before the services: open on Search
 
         central = QWidget()
         row = QHBoxLayout(central)
@@ -81,7 +83,7 @@ class MainWindow(QMainWindow):
         for index in range(len(SCREENS)):
             # Ctrl+1..6 jump between screens, keyboard-first.
             jump = QShortcut(QKeySequence(f"Ctrl+{index + 1}"), self)
-            jump.activated.connect(lambda i=index: self.sidebar.setCurrentRow(i))
+            jump.activated.connect(lambda i=index: self._jump(i))
 
         self._restore_geometry()
         if ctx.services is not None:
@@ -90,6 +92,9 @@ class MainWindow(QMainWindow):
     def attach_services(self, services: object) -> None:
         """Build the screens once the services exist (they may open after the window shows)."""
         self.ctx.services = services
+        pending = self.loading.query_edit
+        typed, cursor = pending.text(), pending.cursorPosition()
+        to_search = self._search_requested or bool(typed.strip()) or pending.hasFocus()
         for key, _label, target in SCREENS:
             screen = screen_class(target)(self.ctx)
             screen.setObjectName(f"screen_{key}")
@@ -97,18 +102,29 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(screen)
         self.stack.removeWidget(self.loading)
         self.loading.deleteLater()
+        self._set_screens_enabled(True)
         self.sidebar.currentRowChanged.connect(self._show_row)
         keys = [k for k, _, _ in SCREENS]
-        last = QSettings().value("window/screen", "search")
+        last = "search" if to_search else QSettings().value("window/screen", "search")
         self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
         self._show_row(self.sidebar.currentRow())
-        if self._pending_search is not False:
-            self.focus_search(self._pending_search)  # type: ignore[arg-type]
+        if to_search:
+            # What was typed while the data dir opened is searched now, cursor where it was.
+            self.focus_search(typed if typed.strip() else None)
+            if typed.strip():
+                self.screens["search"].query_edit.setCursorPosition(cursor)  # type: ignore[attr-defined]
 
     def show_failure(self, text: str) -> None:
         """The services could not open: say why in place of the screens."""
-        self.loading.setText(text)
-        self.loading.setWordWrap(True)
+        self.loading.show_failure(text)
+
+    def _set_screens_enabled(self, enabled: bool) -> None:
+        # Search (row 0) always answers; the others need their services.
+        for row in range(1, self.sidebar.count()):
+            item = self.sidebar.item(row)
+            flags = item.flags()
+            on = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            item.setFlags(flags | on if enabled else flags & ~on)
 
     # --- navigation ------------------------------------------------------------------------
     @property
@@ -122,6 +138,10 @@ class MainWindow(QMainWindow):
         key = SCREENS[row][0]
         self.screens[key].activate()
         QSettings().setValue("window/screen", key)
+
+    def _jump(self, row: int) -> None:
+        if self.ready or row == 0:  # the other screens wait for their services
+            self.sidebar.setCurrentRow(row)
 
     def show_screen(self, key: str) -> Screen:
         row = [k for k, _, _ in SCREENS].index(key)
@@ -139,7 +159,8 @@ class MainWindow(QMainWindow):
         """Ctrl+K and the tray: bring the window up on Search with the query box focused."""
         self.bring_to_front()
         if not self.ready:
-            self._pending_search = text
+            self._search_requested = True
+            self.loading.focus_query(text)
             return
         screen = self.show_screen("search")
         screen.focus_query(text)  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from app.ui.context import UiContext
 from app.ui.delegates import HtmlDelegate
 from app.ui.events import DOCUMENTS, MESSAGES, SUMMARIES
 from app.ui.highlight import query_terms
+from app.ui.loading import QUERY_PLACEHOLDER
 from app.ui.models.hits import HitsModel
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.search_detail import DetailPane
@@ -47,7 +48,7 @@ class SearchScreen(Screen):
         self.memory = ctx.service("memory")
         self.forgetting = ctx.service("forgetting")  # archived messages show their summary
         self.query_edit = QLineEdit()
-        self.query_edit.setPlaceholderText("Search messages, summaries and documents   (Ctrl+K)")
+        self.query_edit.setPlaceholderText(QUERY_PLACEHOLDER)
         self.query_edit.setClearButtonEnabled(True)
         if self.memory is None:
             self.outer.addWidget(self.query_edit)
