@@ -8,8 +8,10 @@ event loop after show(), reported by the app under STRATA_UI_TRACE) → the serv
 `inprocess`: the same steps timed from inside one Python process that builds the window itself
 (no CLI), which is what the figure before this benchmark measured.
 
-Offscreen Qt platform on a seeded temp data dir; the embedder is the configured default (the
-ONNX model) unless --hashing. Prints the figures recorded in docs/benchmarks/ui.md.
+Offscreen Qt platform on a seeded temp data dir, in-app API server off; the embedder is the
+configured default (the ONNX model) unless --hashing. `--strata PATH` starts another build (e.g.
+the PyInstaller bundle); `--paint-only` stops each run at the first paint, for builds that predate
+the trace. Prints the figures recorded in docs/benchmarks/ui.md.
 """
 
 from __future__ import annotations
@@ -42,18 +44,37 @@ window = build_window(None)
 host = AppHost(window)
 window.show()
 marks = {}
+late = []
+ticker = QTimer()
+ticker.setInterval(10)
+def tick():
+    now = time.monotonic()
+    if "last" in marks:
+        late.append(max(0.0, now - marks["last"] - 0.010))
+    marks["last"] = now
+ticker.timeout.connect(tick)
 def interactive():
     marks["window"] = time.monotonic() - T0
     marks["heavy"] = [m for m in HEAVY if m in sys.modules]
+    ticker.start()  # how late the GUI thread answers while the services load on a worker
 def open_services():
     from app.bootstrap import build_services
     from app.core.settings import load_settings
     return build_services(load_settings(), repair=False)
 def opened(svc):
+    ticker.stop()
+    began = time.monotonic()
     host.opened(svc)
     marks["services"] = time.monotonic() - T0
+    attach_ms = (time.monotonic() - began) * 1000
     heavy = ",".join(marks["heavy"]) or "none"
-    print(f"{t_import:.3f} {marks['window']:.3f} {marks['services']:.3f} {heavy}", flush=True)
+    late.sort()
+    p50, p99, worst = (late[len(late) // 2], late[int(len(late) * 0.99)], late[-1]) if late else (0, 0, 0)
+    print(
+        f"{t_import:.3f} {marks['window']:.3f} {marks['services']:.3f} {heavy} "
+        f"{p50 * 1000:.1f} {p99 * 1000:.1f} {worst * 1000:.1f} {attach_ms:.0f}",
+        flush=True,
+    )
     host.shutdown()
     app.quit()
 QTimer.singleShot(0, interactive)  # first turn of the event loop after show(): the window answers input
@@ -80,13 +101,15 @@ def seed(data_dir: Path, count: int) -> None:
     svc.close()
 
 
-def strata_command() -> list[str]:
+def strata_command(given: str | None = None) -> list[str]:
     """The console script a user runs (beside this interpreter), else `python -m app`."""
-    script = Path(sys.executable).with_name("strata")
+    script = Path(given) if given else Path(sys.executable).with_name("strata")
     return [str(script)] if script.is_file() else [sys.executable, "-m", "app"]
 
 
-def run_process(env: dict[str, str], data_dir: Path, timeout: float) -> dict[str, object]:
+def run_process(
+    command: list[str], env: dict[str, str], data_dir: Path, timeout: float, *, paint_only: bool = False
+) -> dict[str, object]:
     """One cold start of `strata ui`; returns seconds from exec to paint/window/services."""
     env = {
         **env,
@@ -98,7 +121,7 @@ def run_process(env: dict[str, str], data_dir: Path, timeout: float) -> dict[str
     done = threading.Event()
     started = time.monotonic()
     proc = subprocess.Popen(
-        [*strata_command(), "--data-dir", str(data_dir), "ui"],
+        [*command, "--data-dir", str(data_dir), "ui"],
         env=env,
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
@@ -113,6 +136,8 @@ def run_process(env: dict[str, str], data_dir: Path, timeout: float) -> dict[str
             paint = PAINT_RE.match(line)
             if paint and "paint" not in marks:
                 marks["paint"] = float(paint.group(1)) - started
+                if paint_only:
+                    done.set()
             trace = TRACE_RE.match(line.strip())
             if trace:
                 event, stamp, extra = trace.groups()
@@ -136,7 +161,7 @@ def run_process(env: dict[str, str], data_dir: Path, timeout: float) -> dict[str
     return marks
 
 
-def run_inprocess(env: dict[str, str]) -> tuple[float, float, float, str]:
+def run_inprocess(env: dict[str, str]) -> tuple[float, ...]:
     t0 = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-c", CHILD, repr(t0)],
@@ -149,8 +174,8 @@ def run_inprocess(env: dict[str, str]) -> tuple[float, float, float, str]:
     line = [x for x in out.stdout.splitlines() if x.strip()]
     if out.returncode != 0 or not line or line[-1].startswith("ERR"):
         raise SystemExit(f"child failed: {out.stdout}\n{out.stderr}")
-    imp, win, svc, heavy = [*line[-1].split(" "), ""][:4]
-    return float(imp), float(win), float(svc), heavy
+    imp, win, svc, heavy, p50, p99, worst, attach = line[-1].split(" ")
+    return float(imp), float(win), float(svc), float(p50), float(p99), float(worst), float(attach), heavy
 
 
 def summary(name: str, values: list[float]) -> None:
@@ -168,6 +193,12 @@ def main() -> None:
     parser.add_argument("--mode", choices=("both", "process", "inprocess"), default="both")
     parser.add_argument("--hashing", action="store_true", help="use the hashing embedder, not ONNX")
     parser.add_argument("--timeout", type=float, default=180.0, help="per run")
+    parser.add_argument("--strata", help="the strata executable to start (default: this venv's; a bundle)")
+    parser.add_argument(
+        "--paint-only",
+        action="store_true",
+        help="stop at the first paint (builds without the trace)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
@@ -186,9 +217,10 @@ def main() -> None:
         seed(data_dir, args.messages)
         if args.mode in ("both", "process"):
             rows: list[dict[str, object]] = []
-            print(f"whole process: {' '.join(strata_command())} --data-dir {data_dir} ui")
+            command = strata_command(args.strata)
+            print(f"whole process: {' '.join(command)} --data-dir {data_dir} ui")
             for _ in range(args.runs):
-                marks = run_process(env, data_dir, args.timeout)
+                marks = run_process(command, env, data_dir, args.timeout, paint_only=args.paint_only)
                 rows.append(marks)
                 shown = {k: (f"{v:.2f}s" if isinstance(v, float) else v) for k, v in marks.items()}
                 print(f"run: {shown}")
@@ -202,13 +234,18 @@ def main() -> None:
             inner = []
             for _ in range(args.runs):
                 inner.append(run_inprocess(env))
-                imp, win, svc, heavy = inner[-1]
+                imp, win, svc, p50, p99, worst, attach, heavy = inner[-1]
                 print(
                     f"in-process run: Qt+UI imported {imp:.2f}s, window interactive {win:.2f}s, "
-                    f"services attached {svc:.2f}s, heavy modules at first input: {heavy}"
+                    f"services attached {svc:.2f}s, heavy modules at first input: {heavy}; "
+                    f"event-loop lateness while loading p50/p99/max {p50}/{p99}/{worst} ms; "
+                    f"attaching the screens blocked the GUI thread {attach:.0f} ms"
                 )
             for i, name in enumerate(("in-process imports", "in-process window", "in-process services")):
                 summary(name, [r[i] for r in inner])  # type: ignore[misc]
+            for i, name in ((5, "worst event-loop stall while loading"), (6, "screens attach (GUI thread)")):
+                values = [float(r[i]) for r in inner]
+                print(f"{name}: median {statistics.median(values):.0f} ms, max {max(values):.0f} ms")
 
 
 if __name__ == "__main__":
