@@ -144,7 +144,12 @@ class MessageSearcher:
 
     def _vector_candidates(self, query: MessageQuery, pool: int) -> list[int]:
         vector = self.embedder.embed_query(query.text)
-        hits = self.matrix.search(vector, pool, lambda columns: _numpy_mask(columns, query))
+        hits = self.matrix.search(
+            vector,
+            pool,
+            lambda columns: _numpy_mask(columns, query),
+            mask_key=(query.user_id, query.filters),
+        )
         if hits is None:  # too many rows to hold in memory: let LanceDB scan
             hits = self.collection.search(vector, pool, _lance_where(query))
         return [int(h.key) for h in hits]
