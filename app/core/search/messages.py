@@ -212,10 +212,16 @@ _HIT_COLUMNS = (
     RawMessageRow.memory_stage,
     RawMessageRow.message_id,
     RawMessageRow.summary_ref_id,
+    RawMessageRow.is_pinned,
 )
 
 
 def _hit(row: Any, score: float) -> SearchHit:
+    extra: dict[str, Any] = {}
+    if row.is_pinned:
+        extra["is_pinned"] = True
+    if row.archived_at is not None:  # only with include_archived: replaced by summary_id
+        extra["archived_at"] = row.archived_at
     return SearchHit(
         id=str(row.id),
         kind="message",
@@ -228,6 +234,7 @@ def _hit(row: Any, score: float) -> SearchHit:
         tier=row.memory_stage,
         message_id=row.message_id,
         summary_id=row.summary_ref_id,
+        extra=extra,
     )
 
 
