@@ -5,7 +5,7 @@ import numpy as np
 from app.bootstrap import Services
 from app.core.domain import SearchFilters
 from app.core.search.messages import MessageQuery, _lance_where, _numpy_mask
-from app.core.storage.vector_cache import VectorMatrixCache
+from app.core.storage.vector_cache import Projection, VectorMatrixCache, _bounded_scores
 from tests.conftest import make_message
 
 
@@ -47,3 +47,43 @@ def test_filters_and_size_limit(services: Services) -> None:
         VectorMatrixCache(collection, max_rows=1).search(np.ones(64, np.float32), 5, lambda c: c["user_id"])
         is None
     )
+
+
+def _clustered(rng: np.random.Generator, n: int, dims: int = 64) -> np.ndarray:
+    """Unit vectors near an 8-dimensional subspace, like sentence embeddings' dominant axes."""
+    mixing = rng.normal(size=(8, dims))
+    vectors = rng.normal(size=(n, 8)) @ mixing + rng.normal(0, 0.3, size=(n, dims))
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_projection_bound_gives_the_exact_top_k_while_scoring_few_rows() -> None:
+    rng = np.random.default_rng(3)
+    matrix = _clustered(rng, 5000)
+    projection = Projection.of(matrix, 16)
+    keep = rng.random(5000) < 0.7
+    for query in _clustered(rng, 20):
+        rows, scores = _bounded_scores(matrix, projection, query, keep, 10)
+        exact = matrix @ query
+        exact[~keep] = -np.inf
+        want = set(np.argsort(-exact)[:10])
+        got = set(rows[np.argsort(-scores)[:10]])
+        assert got == want
+        assert len(rows) < 5000 // 4  # the bound ruled most rows out
+        assert keep[rows].all()
+
+
+def test_cache_with_projection_answers_like_the_full_scan(services: Services) -> None:
+    texts = [f"topic {i % 13} note {i % 17} n{i}" for i in range(300)]
+    services.memory.ingest([make_message(i, content=text) for i, text in enumerate(texts)])
+    collection = services.processor.collection
+    projected = VectorMatrixCache(collection, project_min_rows=1, projected_dimensions=16)
+    full = VectorMatrixCache(collection, project_min_rows=10**9)
+    for text in ("topic 3 note 5", "note 11", "n42 topic 12"):
+        vector = services.embedder.embed_query(text)
+        for filters in (SearchFilters(), SearchFilters(channels=("general",))):
+            query = MessageQuery(text, filters, 10, "local")
+            a = projected.search(vector, 10, lambda c, q=query: _numpy_mask(c, q), mask_key=filters)
+            b = full.search(vector, 10, lambda c, q=query: _numpy_mask(c, q))
+            assert a is not None and b is not None
+            assert np.allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-5)
+    assert projected._projection is not None

@@ -144,7 +144,12 @@ class MessageSearcher:
 
     def _vector_candidates(self, query: MessageQuery, pool: int) -> list[int]:
         vector = self.embedder.embed_query(query.text)
-        hits = self.matrix.search(vector, pool, lambda columns: _numpy_mask(columns, query))
+        hits = self.matrix.search(
+            vector,
+            pool,
+            lambda columns: _numpy_mask(columns, query),
+            mask_key=(query.user_id, query.filters),
+        )
         if hits is None:  # too many rows to hold in memory: let LanceDB scan
             hits = self.collection.search(vector, pool, _lance_where(query))
         return [int(h.key) for h in hits]
@@ -207,10 +212,16 @@ _HIT_COLUMNS = (
     RawMessageRow.memory_stage,
     RawMessageRow.message_id,
     RawMessageRow.summary_ref_id,
+    RawMessageRow.is_pinned,
 )
 
 
 def _hit(row: Any, score: float) -> SearchHit:
+    extra: dict[str, Any] = {}
+    if row.is_pinned:
+        extra["is_pinned"] = True
+    if row.archived_at is not None:  # only with include_archived: replaced by summary_id
+        extra["archived_at"] = row.archived_at
     return SearchHit(
         id=str(row.id),
         kind="message",
@@ -223,6 +234,7 @@ def _hit(row: Any, score: float) -> SearchHit:
         tier=row.memory_stage,
         message_id=row.message_id,
         summary_id=row.summary_ref_id,
+        extra=extra,
     )
 
 

@@ -4,12 +4,18 @@ LanceDB costs 15-30 ms per query at 10k rows and ~230 ms at 100k (flat scan with
 measured on 2 cores), while one NumPy matrix product over the same 100k × 384 vectors takes a
 few milliseconds. The copy is reloaded whenever the table's version changes (any process's
 commit), so it is never stale; collections above `max_rows` fall back to LanceDB.
+
+At 100k rows the product still reads 150 MB per query. Large copies therefore also keep each
+vector projected on the collection's top principal axes: a scan of the projections plus a
+bound on what the remaining axes can add rules out almost every row, and only the rows the
+bound cannot rule out are scored in full, so the answer is exactly the full scan's.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,18 +25,51 @@ import pyarrow.compute as pc
 from app.core.storage.vectors import VectorCollection, VectorHit
 
 DEFAULT_MAX_ROWS = 300_000
+# Below this many rows the full product costs ~1 ms; projections would not pay for themselves.
+PROJECT_MIN_ROWS = 20_000
+PROJECTED_DIMENSIONS = 128  # 2 % of 100k rows left to score in full (docs/benchmarks.md)
+_BASIS_SAMPLE = 20_000
+_MAX_MASKS = 64
 Mask = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
+@dataclass(frozen=True, slots=True)
+class Projection:
+    basis: np.ndarray  # dims × d, orthonormal columns
+    rows: np.ndarray  # n × d, every vector on the basis
+    residuals: np.ndarray  # n, the length of what the basis leaves out of each vector
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, dimensions: int) -> Projection:
+        rng = np.random.default_rng(0)
+        sample = matrix[rng.choice(len(matrix), min(_BASIS_SAMPLE, len(matrix)), replace=False)]
+        _, vectors = np.linalg.eigh(sample.T @ sample)
+        basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
+        rows = matrix @ basis
+        residuals = np.sqrt(np.maximum(0.0, (matrix * matrix).sum(axis=1) - (rows * rows).sum(axis=1)))
+        return cls(basis, rows, residuals.astype(np.float32))
+
+
 class VectorMatrixCache:
-    def __init__(self, collection: VectorCollection, *, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    def __init__(
+        self,
+        collection: VectorCollection,
+        *,
+        max_rows: int = DEFAULT_MAX_ROWS,
+        project_min_rows: int = PROJECT_MIN_ROWS,
+        projected_dimensions: int = PROJECTED_DIMENSIONS,
+    ) -> None:
         self.collection = collection
         self.max_rows = max_rows
+        self.project_min_rows = project_min_rows
+        self.projected_dimensions = projected_dimensions
         self._lock = threading.Lock()
         self._version: Any = None
         self._keys = np.array([], dtype=object)
         self._matrix = np.zeros((0, collection.dimensions), dtype=np.float32)
         self._columns: dict[str, np.ndarray] = {}
+        self._projection: Projection | None = None
+        self._masks: dict[Hashable, np.ndarray] = {}
 
     def _refresh(self) -> bool:
         """Make the copy current; False when the collection is too large to hold."""
@@ -47,29 +86,79 @@ class VectorMatrixCache:
         )
         columns = {c: _column(data.column(c)) for c in self.collection.columns}
         self._keys = data.column("key").to_numpy(zero_copy_only=False)
+        self._projection = (
+            Projection.of(matrix, self.projected_dimensions)
+            if len(matrix) >= max(1, self.project_min_rows)
+            and self.collection.dimensions > self.projected_dimensions
+            else None
+        )
         self._matrix, self._columns, self._version = matrix, columns, version
+        self._masks = {}
         return True
 
-    def search(self, vector: np.ndarray, limit: int, mask: Mask) -> list[VectorHit] | None:
-        """Top `limit` rows by cosine similarity among those `mask` keeps; None = use LanceDB."""
+    def search(
+        self, vector: np.ndarray, limit: int, mask: Mask, mask_key: Hashable | None = None
+    ) -> list[VectorHit] | None:
+        """Top `limit` rows by cosine similarity among those `mask` keeps; None = use LanceDB.
+
+        `mask_key` names the filter so its row mask is computed once per table version."""
         with self._lock:
             if not self._refresh():
                 return None
-            keys, matrix, columns = self._keys, self._matrix, self._columns
+            keys, matrix, columns, projection = self._keys, self._matrix, self._columns, self._projection
+            keep = self._masks.get(mask_key) if mask_key is not None else None
         if len(keys) == 0:
             return []
-        keep = np.asarray(mask(columns), dtype=bool)
+        if keep is None:
+            keep = np.asarray(mask(columns), dtype=bool)
+            if mask_key is not None:
+                with self._lock:
+                    if self._matrix is matrix:
+                        if len(self._masks) >= _MAX_MASKS:
+                            self._masks.clear()
+                        self._masks[mask_key] = keep
         count = int(keep.sum())
         if count == 0:
             return []
-        # Stored vectors are L2-normalized, so the dot product is the cosine similarity. Scoring
-        # every row and masking the scores is cheaper than copying out the kept rows first.
-        scores = matrix @ vector.astype(np.float32)
-        scores[~keep] = -np.inf
+        query = vector.astype(np.float32)
         k = min(limit, count)
+        if projection is not None:
+            rows, scores = _bounded_scores(matrix, projection, query, keep, k)
+        else:
+            # Stored vectors are L2-normalized, so the dot product is the cosine similarity.
+            # Scoring every row and masking the scores beats copying out the kept rows first.
+            rows = np.arange(len(matrix))
+            scores = matrix @ query
+            scores[~keep] = -np.inf
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
-        return [VectorHit(key=str(keys[i]), similarity=float(scores[i])) for i in top]
+        return [VectorHit(key=str(keys[rows[i]]), similarity=float(scores[i])) for i in top]
+
+
+def _bounded_scores(
+    matrix: np.ndarray, projection: Projection, query: np.ndarray, keep: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact scores of every row that could be among the top `k` (and of a few that are not).
+
+    score = projected part + rest, and |rest| <= |query's rest| * |row's rest| (Cauchy-Schwarz):
+    score the rows the projections rank highest in full, take their k-th score as a floor, and
+    every row whose upper bound stays below the floor cannot make the top k.
+    """
+    projected_query = query @ projection.basis
+    query_rest = float(np.sqrt(max(0.0, float(query @ query) - float(projected_query @ projected_query))))
+    approx = projection.rows @ projected_query
+    approx[~keep] = -np.inf
+    probe = np.argpartition(-approx, min(len(approx), max(4 * k, 200)) - 1)[: max(4 * k, 200)]
+    probe = probe[keep[probe]]
+    floor = np.partition(matrix[probe] @ query, len(probe) - k)[len(probe) - k]
+    # A small slack covers float32 rounding in the bound, keeping the result exact.
+    upper = approx + query_rest * projection.residuals + 1e-4
+    rows = np.flatnonzero(upper >= floor)
+    if len(rows) > len(matrix) // 4:  # the bound rules out too little here: scan everything
+        scores = matrix @ query
+        scores[~keep] = -np.inf
+        return np.arange(len(matrix)), scores
+    return rows, matrix[rows] @ query
 
 
 def _column(values: Any) -> np.ndarray:

@@ -21,6 +21,8 @@ def _source(hit: SearchHit) -> str:
 
 def _tier(hit: SearchHit) -> str:
     tier = hit.tier or ""
+    if hit.extra.get("archived_at") is not None:
+        tier = f"{tier} · archived" if tier else "archived"
     return f"{tier} 📌" if hit.extra.get("is_pinned") else tier
 
 

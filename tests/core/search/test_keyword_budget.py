@@ -23,15 +23,22 @@ def test_terms_no_row_contains_are_dropped() -> None:
 
 
 def test_rows_need_a_rare_term_or_every_common_one() -> None:
-    expr = bounded_expression(["team", "kai", "update", "deploy"], [900, 10, 800, 30], budget=200)
+    expr = bounded_expression(["team", "kai", "update", "deploy"], [150, 10, 120, 30], budget=200)
     everything = '"team" OR "kai" OR "update" OR "deploy"'
     partial = '(("update" OR "team") NOT ("update" AND "team"))'
     assert expr == f'({everything}) NOT ({partial} NOT "kai" NOT "deploy")'
 
 
 def test_a_lone_common_term_only_scores_rows_with_rare_ones() -> None:
-    expr = bounded_expression(["kai", "team"], [10, 900], budget=200)
+    expr = bounded_expression(["kai", "team"], [10, 195], budget=200)
     assert expr == '("kai" OR "team") NOT (("team") NOT "kai")'
+
+
+def test_terms_in_more_rows_than_the_budget_give_way_to_rarer_ones() -> None:
+    assert bounded_expression(["kai", "team", "update"], [10, 900, 250], budget=200) == '"kai"'
+    assert bounded_expression(["a1", "b2", "c3"], [900, 150, 120], budget=200) == (
+        '("b2" OR "c3") NOT ((("c3" OR "b2") NOT ("c3" AND "b2")))'
+    )
 
 
 def test_a_single_very_common_term_is_left_to_the_window() -> None:
@@ -39,13 +46,13 @@ def test_a_single_very_common_term_is_left_to_the_window() -> None:
 
 
 def test_only_common_terms_must_all_occur() -> None:
-    assert bounded_expression(["a1", "b2"], [900, 800], budget=200) == (
+    assert bounded_expression(["a1", "b2"], [150, 120], budget=200) == (
         '("a1" OR "b2") NOT ((("b2" OR "a1") NOT ("b2" AND "a1")))'
     )
 
 
 def test_rare_terms_take_at_most_half_the_budget() -> None:
-    expr = bounded_expression(["x", "y", "z"], [60, 60, 500], budget=200)
+    expr = bounded_expression(["x", "y", "z"], [60, 60, 150], budget=200)
     assert expr is not None and expr.endswith('NOT "x")')
 
 
@@ -73,15 +80,16 @@ def test_the_window_scores_only_the_newest_matches(services: Services) -> None:
 
 
 def test_bounded_scores_equal_the_full_query_scores(services: Services) -> None:
-    rows = [
-        make_message(i, content=f"team update {i % 7} kai" if i % 5 == 0 else f"team {i}")
-        for i in range(1, 61)
-    ]
+    # team in 30 rows, update and kai in 12 each: no term above the budget, their sum above it.
+    def body(i: int) -> str:
+        return ("team " if i % 2 == 0 else "") + ("update kai " if i % 5 == 0 else "") + f"n{i}"
+
+    rows = [make_message(i, content=body(i)) for i in range(1, 61)]
     services.memory.ingest(rows)
     keywords = KeywordIndex()
     with services.db.read() as session:
         full = {h.ref: h.score for h in keywords.search_messages(session, "team update kai", 100)}
-        bounded = keywords.search_messages(session, "team update kai", 100, row_budget=40)
+        bounded = keywords.search_messages(session, "team update kai", 100, row_budget=50)
     assert bounded and len(bounded) < len(full)
     for hit in bounded:
         assert abs(hit.score - full[hit.ref]) < 1e-9

@@ -87,6 +87,20 @@ def test_archived_messages_are_hidden(services: Services) -> None:
     assert services.memory.get(3, reveal_archived=True).content == "login bug fixed by maria"
 
 
+def test_hits_say_when_they_are_pinned_or_archived(services: Services) -> None:
+    seed(services)
+    services.memory.pin(3)
+    with services.db.write() as session:
+        session.execute(
+            update(RawMessageRow).where(RawMessageRow.message_id == "m3").values(archived_at=NOW_MS)
+        )
+    every = SearchFilters(include_archived=True)
+    hit = next(h for h in services.memory.search("login bug maria", limit=5, filters=every) if h.id == "3")
+    assert hit.to_dict()["is_pinned"] is True and hit.to_dict()["archived_at"] == NOW_MS
+    plain = services.memory.search("login bug", limit=5)
+    assert plain and all("archived_at" not in h.to_dict() for h in plain)
+
+
 def test_delete_removes_everywhere(services: Services) -> None:
     seed(services)
     services.memory.delete(3)
