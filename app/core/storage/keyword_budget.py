@@ -79,10 +79,11 @@ def bounded_expression(terms: Sequence[str], frequencies: Sequence[int], budget:
     the budget) and not all of the common ones.
 
     The exclusion sits on the right of NOT, where FTS5 reports no phrase hits, so every row kept
-    gets exactly the BM25 score of the OR-query. Terms no row contains are dropped, and so are
-    terms found in more rows than the whole budget when rarer ones exist: their IDF is the lowest
-    of the query while their posting lists cost more to walk than all the rest (on LoCoMo,
-    recall@10 moved by under 0.005 either way; docs/benchmarks.md).
+    gets exactly the BM25 score of the OR-query (with no rare term, a plain AND-query does).
+    Terms no row contains are dropped, and so are terms found in more rows than the whole budget
+    when rarer ones exist: their IDF is the lowest of the query while their posting lists cost
+    more to walk than all the rest (on LoCoMo, recall@10 moved by under 0.005 either way;
+    docs/benchmarks.md).
     """
     live = [(df, i, t) for i, (t, df) in enumerate(zip(terms, frequencies, strict=True)) if df > 0]
     if not live:
@@ -102,6 +103,10 @@ def bounded_expression(terms: Sequence[str], frequencies: Sequence[int], budget:
         rare.append(term)
         spent += df
     common = [t for _, _, t in ordered[len(rare) :]]
+    if not rare:
+        # Rows holding every term: an AND-query scores them exactly like the OR-query would, and
+        # FTS5 answers it by skipping through the posting lists instead of walking them whole.
+        return " AND ".join(quote(t) for _, _, t in sorted(live, key=lambda x: x[1]))
     partial = f"({or_expression(common)})"
     if len(common) > 1:
         partial = f"({partial} NOT ({' AND '.join(quote(t) for t in common)}))"
