@@ -84,7 +84,12 @@ def build_services(
     migrate(db)
     vectors = VectorStore(layout.vectors)
     keywords = KeywordIndex()
-    embedder = embedder or build_embedder(settings.embedding)
+    secrets = open_secret_store(layout.secrets_file)
+    llm_keys = LLMKeys(secrets)
+    if embedder is None:
+        # The OpenAI-compatible endpoint has one key (Settings, `strata llm set-key` or the env).
+        api_key = llm_keys.resolve() if settings.embedding.provider == "openai" else None
+        embedder = build_embedder(settings.embedding, api_key=api_key)
     processor = Processor(
         db,
         vectors,
@@ -95,8 +100,6 @@ def build_services(
         max_message_bytes=settings.max_message_bytes,
     )
     access = AccessTracker(db, clock)
-    secrets = open_secret_store(layout.secrets_file)
-    llm_keys = LLMKeys(secrets)
     llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,

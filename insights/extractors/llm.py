@@ -11,7 +11,6 @@ from datetime import UTC, datetime, time
 from typing import Any, Protocol
 
 import httpx
-import openai
 
 from app.core.clock import Clock, iso
 from insights.extractors import Extractor, labels
@@ -149,6 +148,9 @@ class LLMExtractor:
         estimate = len(SYSTEM_PROMPT + transcript) // 4 + 500
         if self._ledger.tokens_used_since(day_start * 1000) + estimate > self._cap:
             return self._fall_back("daily token cap reached", messages)
+        # Imported on use: the SDK costs ~1 s of start-up, and the client here already loaded it.
+        import openai
+
         try:
             response = self._client.chat.completions.create(
                 model=self._model,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
-from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
 from app.core.errors import ConfigError
 from app.core.settings import EmbeddingSettings
 
@@ -17,6 +16,9 @@ def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> E
     if settings.provider == "local":
         return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
     if settings.provider == "openai":
+        # The openai SDK takes ~1 s to import; only users who chose this provider pay for it.
+        from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
+
         return OpenAICompatibleEmbedder(
             model=settings.model,
             base_url=settings.base_url,

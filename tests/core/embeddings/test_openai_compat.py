@@ -7,13 +7,19 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from app.bootstrap import build_services
 from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
 from app.core.errors import ConfigError, ModelError
+from app.core.secrets import open_secret_store
+from app.core.settings import EmbeddingSettings, Settings
+from app.services.llm import LLMKeys
+from tests.conftest import make_message
 
 API_KEY = "sk-test-key"
 
@@ -185,3 +191,23 @@ def test_openai_without_key_is_a_config_error() -> None:
 def test_empty_list_makes_no_request(server: FakeEmbeddingsServer) -> None:
     assert _embedder(server, dimensions=8).embed_documents([]).shape == (0, 8)
     assert server.requests == []
+
+
+def test_services_use_the_stored_key_for_the_openai_provider(
+    server: FakeEmbeddingsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("STRATA_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings(
+        data_dir=tmp_path,
+        embedding=EmbeddingSettings(provider="openai", base_url=server.base_url),
+    )
+    LLMKeys(open_secret_store(settings.layout.ensure().secrets_file)).set(API_KEY)
+    services = build_services(settings)
+    try:
+        services.memory.ingest([make_message(1, content="the offsite is in Lisbon")])
+        assert services.memory.search("Lisbon", limit=1)
+    finally:
+        services.close()
+    embedding_calls = [r for r in server.requests if r["path"] == "/v1/embeddings"]
+    assert embedding_calls and all(r["auth"] == f"Bearer {API_KEY}" for r in embedding_calls)
