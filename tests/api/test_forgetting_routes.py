@@ -58,6 +58,19 @@ def test_preview_run_status(services, base_url: str) -> None:
         assert status["summaries"] == 2
 
 
+def test_summary_of_archived_messages_by_id(services, base_url: str) -> None:
+    ids = seed_group(
+        services, day=10, texts=["venue booked in Lisbon", "flights for the offsite", "hotel ok"]
+    )
+    services.forgetting.run()
+    summary_id = services.memory.get(ids[0]).summary_ref_id
+    assert summary_id
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        data = client.get(f"/summaries/{summary_id}").json()
+    assert data["summaryId"] == summary_id and data["messageCount"] == 3
+    assert sorted(data["sourceRecordIds"]) == sorted(ids) and data["summaryText"]
+
+
 def test_bad_body_is_rejected_clearly(services, base_url: str) -> None:
     with httpx.Client(base_url=base_url, timeout=30) as client:
         bad = client.post("/forgetting/preview", json={"maxGroups": 0})

@@ -1,4 +1,5 @@
-"""Forgetting over REST: GET /api/forgetting/status, POST /api/forgetting/run and /preview."""
+"""Forgetting over REST: GET /api/forgetting/status, POST /api/forgetting/run and /preview,
+GET /api/summaries/{summary_id}."""
 
 from __future__ import annotations
 
@@ -109,3 +110,8 @@ def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[
     data["truncated"] = len(data["groups"]) > body.max_groups
     data["groups"] = data["groups"][: body.max_groups]
     return data
+
+
+@router.get("/summaries/{summary_id}", summary="The summary that replaced a group of archived messages")
+def get_summary(request: Request, summary_id: str) -> dict[str, Any]:
+    return _services(request).forgetting.summary(summary_id).to_dict()

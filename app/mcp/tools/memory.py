@@ -39,7 +39,8 @@ If `next_offset` is set, call again with that offset for more."""
 GET_DESCRIPTION = """Read memory records in full, by the `id`s that search_memory returned, each with
 its neighbouring messages from the same conversation (same platform and channel, ordered by time),
 so you can see what was asked and answered around it. Unknown ids are listed in `missing`.
-Records that the forgetting engine archived show `content: null` and a `summary_ref_id`."""
+Records that the forgetting engine archived show `content: null`, a `summary_ref_id` and the
+`summary` that replaced them (its text, key points and the time span it covers)."""
 
 REMEMBER_DESCRIPTION = """Save a note to the user's memory (stored as a message of platform `note`),
 e.g. a fact, preference or decision the user explicitly asks you to remember. Write the note so it
@@ -93,6 +94,16 @@ def neighbour_line(record: MessageRecord) -> dict[str, Any]:
     }
 
 
+def _summary_of(services: Services, summary_id: str) -> dict[str, Any] | None:
+    """What replaced an archived message, so an agent need not make a second call."""
+    try:
+        found = services.forgetting.summary(summary_id)
+    except NotFound:
+        return None  # its forgetting run was undone meanwhile
+    keep = ("summaryId", "startAt", "endAt", "messageCount", "summaryText", "keyPoints")
+    return {k: v for k, v in found.to_dict().items() if k in keep}
+
+
 def register(server: MCPServer, services: Services) -> None:
     memory = services.memory
 
@@ -142,6 +153,8 @@ def register(server: MCPServer, services: Services) -> None:
                 missing.append(raw_id)
                 continue
             item = full_record(found.record)
+            if found.record.content is None and found.record.summary_ref_id:
+                item["summary"] = _summary_of(services, found.record.summary_ref_id)
             here = (found.record.timestamp, found.record.id)
             older = [n for n in found.neighbours if (n.timestamp, n.id) < here]
             newer = [n for n in found.neighbours if (n.timestamp, n.id) > here]
