@@ -15,26 +15,13 @@ import threading
 from PySide6.QtCore import QSettings, Qt
 
 from app.ui.app import attach, build_window
+from tests.cli.test_cli_startup import HEAVY as CLI_HEAVY
 from tests.conftest import PROJECT_ROOT
 from tests.ui.helpers import seed, settle
 
-# What the services import on a worker thread once the window is up (seconds, together).
-HEAVY = (
-    "lancedb",
-    "onnxruntime",
-    "openai",
-    "mcp",
-    "fastapi",
-    "uvicorn",
-    "sqlalchemy",
-    "alembic",
-    "pyarrow",
-    "numpy",
-    "apscheduler",
-    "discord",
-    "telegram",
-    "yake",
-)
+# What the services import on a worker thread once the window is up: the CLI's list, less Qt
+# (the window needs it) and the tokenizer library (imported with the model).
+HEAVY = tuple(m for m in CLI_HEAVY if m not in ("PySide6", "tokenizers"))
 
 WINDOW_PROBE = """
 import json, sys
