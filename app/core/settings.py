@@ -99,6 +99,9 @@ class ApiSettings(BaseModel):
     port: int = 3415
     max_body_bytes: int = 20 * 1024 * 1024
     enabled_in_app: bool = True
+    # Which MCP tools `/mcp` and `strata mcp` list: "essential" (a small set for agents' context
+    # windows) or "full" (every tool). Unlisted tools stay callable by name in either profile.
+    mcp_profile: Literal["essential", "full"] = "essential"
 
 
 class Settings(BaseSettings):
