@@ -7,6 +7,9 @@ chat type (see `bot_api_chat_id`): supergroups and channels become `-100<id>`, b
 produce identical ids and never duplicate. (Telegram numbers messages per account in private
 chats and basic groups, so there a bot and the exporting user see different message ids; in
 supergroups and channels, where bots usually live, the ids are shared.)
+
+Trimmed or converted exports may carry no chat `id` or no message `id`s; those messages get
+ids derived from chat, time, sender and text (`DerivedIds`), stable across re-imports.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
 from connectors.ids import telegram_chat_id_from_export, telegram_message_id
 from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
+from connectors.importers.derived_ids import DerivedIds
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "telegram"
@@ -131,46 +135,65 @@ class TelegramExportImporter:
     def _chat_messages(
         self, stream: JsonStream, chat: dict[str, Any], log: ImportLog, entry: str = "chat"
     ) -> Iterator[RawMessage]:
-        if "id" not in chat:
-            raise stream.error(f"{entry} has 'messages' before its 'id'; cannot build stable message ids")
-        try:
-            chat_id = bot_api_chat_id(chat["id"], chat.get("type"))
-        except (TypeError, ValueError):
-            raise stream.error(f"{entry} has a non-numeric id {chat['id']!r}") from None
-        chat_name = str(chat.get("name") or chat.get("type") or chat_id)
+        chat_id: int | None = None
+        if chat.get("id") is not None:
+            try:
+                chat_id = bot_api_chat_id(chat["id"], chat.get("type"))
+            except (TypeError, ValueError):
+                raise stream.error(f"{entry} has a non-numeric id {chat['id']!r}") from None
+        chat_name = str(chat.get("name") or chat.get("type") or chat_id or entry)
         if chat.get("type") in _PRIVATE_TYPES:
             chat_name = f"dm:{chat_name}"  # as the live bot names private chats (no title there)
+        ids = DerivedIds(str(chat_id) if chat_id is not None else f"name:{chat_name}")
         for index in stream.items():
             raw = stream.value()
             where = f"{entry} '{chat_name}', message {index + 1}"
             if not isinstance(raw, dict):
-                raise stream.error(
-                    "wrong JSON shape: a message must be an object",
-                    line=stream.last_value_line(),
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    f"wrong JSON shape: a message must be an object, not {type(raw).__name__}; skipped",
                     entry=where,
                 )
+                continue
             try:
-                message = self._message(raw, chat_id, chat_name, chat.get("type"), log)
+                message = self._message(raw, chat_id, chat_name, chat.get("type"), ids, log)
             except (KeyError, TypeError, ValueError) as exc:
-                raise stream.error(
-                    f"unreadable message ({describe(exc)})", line=stream.last_value_line(), entry=where
-                ) from exc
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    f"unreadable message ({describe(exc)}); skipped",
+                    entry=where,
+                )
+                continue
             if message is not None:
                 yield message
+        if ids.derived:
+            log.note("message ids", "derived from chat, time, sender and text (the export has none)")
+            log.warn(
+                f"{ids.derived} message(s) in {entry} '{chat_name}' have no id in the export: their ids "
+                "were derived from chat, time, sender and text, so re-importing is a no-op, but a live "
+                "sync of the same chat will not recognize them"
+            )
 
     def _message(
-        self, raw: dict[str, Any], chat_id: int, chat_name: str, chat_type: Any, log: ImportLog
+        self,
+        raw: dict[str, Any],
+        chat_id: int | None,
+        chat_name: str,
+        chat_type: Any,
+        ids: DerivedIds,
+        log: ImportLog,
     ) -> RawMessage | None:
-        msg_id = int(raw["id"])
+        msg_id = int(raw["id"]) if raw.get("id") is not None else None
         kind = raw.get("type", "message")
         timestamp = self._timestamp(raw)
+        if not isinstance(raw.get("text", ""), str | list):
+            raise ValueError(f"'text' is {type(raw['text']).__name__}, expected a string or a list of pieces")
         # Same keys as the live connector's metadata, plus what only the export knows.
-        metadata: dict[str, Any] = {
-            "chat_id": chat_id,
-            "channel_id": chat_id,
-            "chat_type": chat_type,
-            "source": "telegram_export",
-        }
+        metadata: dict[str, Any] = {"chat_type": chat_type, "source": "telegram_export"}
+        if chat_id is not None:
+            metadata["chat_id"] = metadata["channel_id"] = chat_id
         attachments: list[Attachment] = []
         if kind == "service":
             person = str(raw.get("actor") or "Telegram")
@@ -187,7 +210,7 @@ class TelegramExportImporter:
             if raw.get("poll"):
                 content = nonempty(content, "poll: " + str(raw["poll"].get("question", "")))
             sender_id = str(raw.get("from_id") or "")
-            if raw.get("reply_to_message_id") is not None:
+            if raw.get("reply_to_message_id") is not None and chat_id is not None:
                 metadata["reply_to"] = telegram_message_id(chat_id, raw["reply_to_message_id"])
             if raw.get("edited"):
                 metadata["edited"] = True
@@ -200,9 +223,14 @@ class TelegramExportImporter:
         if not content:
             log.skip("empty message")
             return None
+        if chat_id is not None and msg_id is not None:
+            message_id = telegram_message_id(chat_id, msg_id)
+        else:
+            message_id = ids.next(timestamp, person, content, msg_id)
+            metadata["derived_id"] = True
         return RawMessage(
             platform=PLATFORM,
-            message_id=telegram_message_id(chat_id, msg_id),
+            message_id=message_id,
             channel=chat_name,
             person=person,
             timestamp=timestamp,
