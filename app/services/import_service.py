@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from app.core.domain import IngestResult, RawMessage
 from app.core.errors import InvalidInput
 from app.services.memory_service import MemoryService
+from app.services.twins import TwinFilter
 from connectors.importers.base import ImportLog
 from connectors.importers.preview import ImportPreview, PreviewBuilder, counted
 from connectors.importers.registry import FORMATS, detect_format, make_importer
@@ -150,14 +151,16 @@ class ImportService:
                 progress("store", done, total)
 
         log = ImportLog()
+        twins = TwinFilter(self._memory.db, self._user_id)
         result = self._memory.ingest(
-            self._owned(importer.messages(path, log)),
+            twins.drop_known(self._owned(importer.messages(path, log))),
             progress=store_progress,
             total=preview.messages,
             actor=f"import:{preview.format}",
         )
-        # Entries the parser skipped are part of the outcome, reported like rejected messages.
-        return result.merged(IngestResult(errors=tuple(log.rejected)))
+        # Entries the parser skipped are part of the outcome, reported like rejected messages;
+        # messages a live sync already stored under its own ids count as duplicates.
+        return result.merged(IngestResult(duplicates=twins.dropped, errors=tuple(log.rejected)))
 
     def _owned(self, messages: Iterator[RawMessage]) -> Iterator[RawMessage]:
         """Importers yield messages for the default user; stamp the configured one."""

@@ -21,13 +21,15 @@ from typing import Any
 
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
-from connectors.ids import telegram_chat_id_from_export, telegram_message_id
+from connectors.ids import telegram_chat_id_from_export, telegram_message_id, telegram_twin_key
 from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 from connectors.importers.derived_ids import DerivedIds
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "telegram"
 _PRIVATE_TYPES = {"personal_chat", "bot_chat"}
+# Export chat types → the Bot API's `chat.type`, where a bot and the exporter number messages apart.
+_TWIN_KINDS = {"personal_chat": "private", "bot_chat": "private", "private_group": "group"}
 _MEDIA_LABELS = {
     "sticker": "sticker",
     "voice_message": "voice message",
@@ -71,6 +73,15 @@ def render_text(text: Any) -> str:
             # Keep link targets searchable when the visible text hides them.
             parts.append(f"{shown} ({href})" if href and href != shown else shown)
     return "".join(parts)
+
+
+def plain_text(text: Any) -> str:
+    """The text as a Telegram client shows it (what the Bot API's `text` holds): no link targets."""
+    if isinstance(text, list):
+        return "".join(
+            p if isinstance(p, str) else str(p.get("text", "")) for p in text if isinstance(p, str | dict)
+        )
+    return text if isinstance(text, str) else ""
 
 
 class TelegramExportImporter:
@@ -210,6 +221,15 @@ class TelegramExportImporter:
             if raw.get("poll"):
                 content = nonempty(content, "poll: " + str(raw["poll"].get("question", "")))
             sender_id = str(raw.get("from_id") or "")
+            twin = telegram_twin_key(
+                _TWIN_KINDS.get(str(chat_type), ""),
+                chat_id,
+                timestamp // 1000,
+                bot_api_peer_id(sender_id),
+                plain_text(raw.get("text", "")),
+            )
+            if twin:
+                metadata["twin_key"] = twin
             if raw.get("reply_to_message_id") is not None and chat_id is not None:
                 metadata["reply_to"] = telegram_message_id(chat_id, raw["reply_to_message_id"])
             if raw.get("edited"):
