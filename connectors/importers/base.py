@@ -40,14 +40,17 @@ class ImportLog:
         The reason names the file, the line and the entry, the same way `malformed` does, so a
         skipped entry and a refused file read alike.
         """
-        self.skipped[UNREADABLE] += 1
-        if len(self.rejected) >= MAX_REPORTED:
-            return
         where = f"line {line}" if line is not None else None
         if entry:
             where = f"{where} ({entry})" if where else entry
         location = f"{source}, {where}" if where else source
-        self.rejected.append(IngestError(reason=f"{location}: {reason}", line=line))
+        self.reject_located(f"{location}: {reason}", line)
+
+    def reject_located(self, reason: str, line: int | None = None) -> None:
+        """Like `reject`, for a reason that already names its file and place (a caught InvalidInput)."""
+        self.skipped[UNREADABLE] += 1
+        if len(self.rejected) < MAX_REPORTED:
+            self.rejected.append(IngestError(reason=reason, line=line))
 
     def warn(self, text: str) -> None:
         if text not in self.warnings:

@@ -95,12 +95,20 @@ def test_dry_run_stores_nothing(services: Services) -> None:
     json.dumps(data)
 
 
-def test_malformed_late_entry_imports_nothing(services: Services, tmp_path: Path) -> None:
-    # Valid day files come first in the stream; the broken one is the very last.
-    path = build_export(tmp_path, extra={"random/2020-09-13.json": '[{"ts": "1.0", "text": oops}]'})
-    with pytest.raises(InvalidInput, match=r"random/2020-09-13\.json line 1"):
-        services.imports.run("slack", path)
+def test_unrecognized_file_imports_nothing(services: Services, tmp_path: Path) -> None:
+    chat = tmp_path / "notes.txt"
+    chat.write_text("shopping list\nmilk\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"notes\.txt, line 1"):
+        services.imports.run("whatsapp", chat, ImportOptions(tz="UTC"))
     assert count(services) == 0
+
+
+def test_broken_slack_day_file_is_reported_and_the_rest_imports(services: Services, tmp_path: Path) -> None:
+    path = build_export(tmp_path, extra={"random/2020-09-13.json": '[{"ts": "1.0", "text": oops}]'})
+    report = services.imports.run("slack", path)
+    assert report.result is not None and report.result.imported == 6  # 7 minus the broken day's one
+    (error,) = report.result.errors
+    assert "random/2020-09-13.json line 1: invalid JSON" in error.reason
 
 
 def test_bad_line_of_a_recognized_file_is_reported_and_the_rest_imports(
