@@ -149,7 +149,7 @@ class WhatsAppImporter:
 
     # -- pass 2: messages -----------------------------------------------------------------
     def _parse(self, path: Path, chat: str, order: str, log: ImportLog) -> Iterator[RawMessage]:
-        current: Header | None = None
+        current: tuple[Header, datetime] | None = None  # the open message and its wall-clock time
         body: list[str] = []
         ordinals: dict[tuple[str, str], int] = {}
         last_local = ""
@@ -169,9 +169,7 @@ class WhatsAppImporter:
                     body.append(text)
                 continue
             if current is not None:
-                message, last_local = self._build(
-                    current, body, chat, order, source, ordinals, last_local, log
-                )
+                message, last_local = self._build(*current, body, chat, source, ordinals, last_local, log)
                 if message is not None:
                     yield message
             current, body, dropping = None, [], False
@@ -181,25 +179,23 @@ class WhatsAppImporter:
                 log.reject(source, number, f"{reason}; the message was skipped")
                 dropping = True
                 continue
-            current, body = header, [header.rest]
+            current, body = (header, local), [header.rest]
         if current is not None:
-            message, _ = self._build(current, body, chat, order, source, ordinals, last_local, log)
+            message, _ = self._build(*current, body, chat, source, ordinals, last_local, log)
             if message is not None:
                 yield message
 
     def _build(
         self,
         header: Header,
+        local: datetime,
         body: list[str],
         chat: str,
-        order: str,
         source: str,
         ordinals: dict[tuple[str, str], int],
         last_local: str,
         log: ImportLog,
     ) -> tuple[RawMessage | None, str]:
-        local = self._local_time(header, order)
-        assert isinstance(local, datetime)  # _parse skips headers whose time is impossible
         stamp = local.isoformat()
         if stamp > last_local:
             ordinals.clear()  # exports are chronological; older minutes can no longer recur

@@ -74,16 +74,27 @@ _MEANING = _meaning_table()
 _AFTER_RE = "|".join(p for p, _ in _AFTER)
 _BEFORE_RE = "|".join(p for p, _ in _BEFORE)
 
-_HEADER = re.compile(
-    rf"^{_I}\[?{_I}"
-    rf"(?P<a>\d{{1,4}}){_I}\s?[./-]{_I}\s?(?P<b>\d{{1,2}}){_I}\s?[./-]{_I}\s?(?P<c>\d{{1,4}})\.?{_I},?"
-    rf"{_S}+(?:klo\s+)?"  # fi (iOS): `[12.3.2022 klo 14.08.18]`
-    rf"(?:(?P<before>(?i:{_BEFORE_RE})){_S}*)?"
-    rf"(?P<h>\d{{1,2}})[:.](?P<m>\d{{2}})(?:[:.](?P<s>\d{{2}}))?"
-    rf"(?:{_S}*(?P<after>(?i:{_AFTER_RE})))?"
-    rf"(?:{_S}*ч\.)?"  # bg: a 24-hour clock followed by `ч.` ("hours")
-    rf"(?:{_S}*\]\s?|{_S}+[-–]\s)(?P<rest>.*)$"
-)
+
+def _header_pattern(invisible: bool) -> re.Pattern[str]:
+    i = _I if invisible else ""
+    sp = _S if invisible else r"\s"
+    return re.compile(
+        rf"^{i}\[?{i}"
+        rf"(?P<a>\d{{1,4}}){i}\s?[./-]{i}\s?(?P<b>\d{{1,2}}){i}\s?[./-]{i}\s?(?P<c>\d{{1,4}})\.?{i},?"
+        rf"{sp}+(?:klo\s+)?"  # fi (iOS): `[12.3.2022 klo 14.08.18]`
+        rf"(?:(?P<before>(?i:{_BEFORE_RE})){sp}*)?"
+        rf"(?P<h>\d{{1,2}})[:.](?P<m>\d{{2}})(?:[:.](?P<s>\d{{2}}))?"
+        rf"(?:{sp}*(?P<after>(?i:{_AFTER_RE})))?"
+        rf"(?:{sp}*ч\.)?"  # bg: a 24-hour clock followed by `ч.` ("hours")
+        rf"(?:{sp}*\]\s?|{sp}+[-–]\s)(?P<rest>.*)$"
+    )
+
+
+# Most lines carry no invisible mark; they take the plainer (faster) pattern.
+_HEADER = _header_pattern(invisible=False)
+_HEADER_MARKED = _header_pattern(invisible=True)
+_ANY_MARK = re.compile(f"[{INVISIBLE}]")
+_HEAD_SPAN = 64  # a header's date, clock and separator fit in this many characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +112,8 @@ class Header:
 
 def parse_header(text: str, line: int) -> Header | None:
     """The header of a line that starts a message, or None for a continuation line."""
-    match = _HEADER.match(text)
+    pattern = _HEADER_MARKED if _ANY_MARK.search(text, 0, _HEAD_SPAN) else _HEADER
+    match = pattern.match(text)
     if match is None:
         return None
     g = match.group
