@@ -140,6 +140,12 @@ class TelegramExportImporter:
                         yield from self._chat_messages(stream, chat, log, entry=f"chat {index + 1}")
                     else:
                         chat[ckey] = stream.value()
+                        if ckey == "id" and had_messages:
+                            # Streaming cannot go back: the messages already got derived ids.
+                            log.warn(
+                                f"chat {index + 1} lists its 'id' after its messages, so their ids were "
+                                "derived; a re-export by Telegram Desktop (id first) keeps the real ids"
+                            )
                 if not had_messages:
                     log.skip("chat without messages")
 

@@ -222,6 +222,7 @@ def test_minimal_export_without_ids_gets_derived_ids(run, tmp_path: Path) -> Non
     assert all(m.metadata["derived_id"] for m in messages)
     assert "derived" in log.details["message ids"]
     assert any("no id in the export" in w for w in log.warnings)
+    assert any("chat 2 lists its 'id' after its messages" in w for w in log.warnings)
     again, _ = run(TelegramExportImporter(tz=ZoneInfo("UTC")), path)
     assert [m.message_id for m in again] == ids
 
