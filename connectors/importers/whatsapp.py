@@ -1,9 +1,11 @@
 """WhatsApp "Export chat" text (Android and iOS layouts, .txt or the .zip around it) → RawMessage.
 
-Exports carry local wall-clock times in the phone's locale: the date order (day/month/year,
-month/day/year or year first) is decided from the whole file before anything is parsed (a
-field above 12 rules an order out; when both stay possible, the order that keeps the file
-chronological wins; a true tie assumes day-first and says so). Ids are
+Exports carry local wall-clock times in the phone's locale (clocks and markers:
+`whatsapp_clock.py`): the date order (day/month/year, month/day/year or year first) is decided
+from the whole file before anything is parsed (the order that fits the most dates wins; when
+two fit equally, the one that keeps the file chronological; a true tie assumes day-first and
+says so). A line that cannot be read is reported and skipped with its message; only a file
+that does not start like a WhatsApp chat is refused. Ids are
 `whatsapp:<sha1(chat, local time, sender, ordinal)>`, where the ordinal counts the sender's
 messages within that same minute/second, so re-importing the same export is a no-op.
 """
