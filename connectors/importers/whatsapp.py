@@ -157,7 +157,9 @@ class WhatsAppImporter:
         last_local = ""
         dropping = False  # the lines after a skipped header belong to the skipped message
         source = path.name
+        undecodable = 0
         for number, text, source, problem in self._lines(path):
+            undecodable += problem is not None
             header = parse_header(text, number)
             if header is None:
                 if problem is not None:
@@ -186,6 +188,11 @@ class WhatsAppImporter:
             message, _ = self._build(*current, body, chat, source, ordinals, last_local, log)
             if message is not None:
                 yield message
+        if undecodable:
+            log.warn(
+                f"{undecodable} line(s) are not valid UTF-8 and were left out; WhatsApp writes UTF-8, "
+                "so the file may have been re-saved in another encoding"
+            )
 
     def _build(
         self,

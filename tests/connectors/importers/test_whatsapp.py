@@ -222,6 +222,7 @@ def test_invalid_utf8_line_is_reported_and_skipped(run, tmp_path: Path) -> None:
     reasons = _reasons(log)
     assert reasons[0].startswith("chat.txt, line 2: is not valid UTF-8") and "left out" in reasons[0]
     assert reasons[1].startswith("chat.txt, line 3: is not valid UTF-8") and "skipped" in reasons[1]
+    assert any("re-saved in another encoding" in w for w in log.warnings)
 
 
 def test_stray_lines_before_the_first_message(run, tmp_path: Path) -> None:
