@@ -28,6 +28,7 @@ from app.core.errors import (
 
 TEXT_CHANNEL_TYPES = {0, 5}  # text, announcement
 THREAD_TYPES = {10, 11, 12}
+ARCHIVE_PARENT_TYPES = {0, 5, 15}  # threads live under text, announcement and forum channels
 ARCHIVE_PAGE = 100
 # (what, coroutine factory) → the SDK result, with errors mapped and retries applied
 Call = Callable[[str, Callable[[], Any]], Any]
@@ -68,7 +69,8 @@ class ChannelDirectory:
             seen: set[str] = set()
             active = self.call("list threads", partial(self.http.get_active_threads, gid))
             threads = list(active.get("threads") or [])
-            for c in texts:
+            parents = (c for c in channels if c.get("type") in ARCHIVE_PARENT_TYPES)
+            for c in sorted(parents, key=lambda c: int(c["id"])):
                 threads.extend(self._archived(str(c["id"]), str(c["name"])))
             for t in sorted(threads, key=lambda t: int(t["id"])):
                 if t.get("type") in THREAD_TYPES and str(t["id"]) not in seen:
