@@ -45,7 +45,9 @@ class Finding:
 class Detector:
     """Thread-safe; results are cached per text (search results repeat the same messages)."""
 
-    def __init__(self, classes: Iterable[str] = ALL_CLASSES, *, phone_regions: Iterable[str] = ("US",)) -> None:
+    def __init__(
+        self, classes: Iterable[str] = ALL_CLASSES, *, phone_regions: Iterable[str] = ("US",)
+    ) -> None:
         chosen = tuple(dict.fromkeys(classes))
         unknown = set(chosen) - set(ALL_CLASSES)
         if unknown:

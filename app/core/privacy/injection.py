@@ -25,12 +25,19 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "override",
-        re.compile(r"(?i)\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:you\s+were\s+told|above|before)\b"),
+        re.compile(
+            r"(?i)\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:you\s+were\s+told|above|before)\b"
+        ),
     ),
-    ("template-token", re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|\[/?INST\]|<</?SYS>>")),
+    (
+        "template-token",
+        re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|\[/?INST\]|<</?SYS>>"),
+    ),
     (
         "role-header",
-        re.compile(r"(?im)^\s*(?:#{1,4}\s*)?(?:system|assistant)\s*(?:prompt|message|instructions?)?\s*:\s*you\b"),
+        re.compile(
+            r"(?im)^\s*(?:#{1,4}\s*)?(?:system|assistant)\s*(?:prompt|message|instructions?)?\s*:\s*you\b"
+        ),
     ),
     ("role-tag", re.compile(r"(?i)</?(?:system|system_prompt|instructions)>")),
     (

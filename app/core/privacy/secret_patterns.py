@@ -36,16 +36,17 @@ def shannon_entropy(value: str) -> float:
 
 
 # Words that follow "password is …" in ordinary talk about passwords, not a password itself.
-_NOT_A_VALUE = frozenset(
-    """a an the my your our their his her its this that these those it is was be been being
-    not no none null nil empty blank required optional needed missing wrong right correct
-    incorrect invalid valid expired expiring changed reset set unset same different new old
-    weak strong too very case sensitive ok okay fine good bad here there below above attached
-    in on at of for to from with without and or but if when stored saved hidden shown encrypted
-    hashed protected secret private public please thanks sent shared rotated revoked updated
-    still also just only really already again now later soon long short true false yes
-    unknown same redacted masked placeholder example changeme tbd todo""".split()
-)
+_STOP_WORDS = """
+a an the my your our their his her its this that these those it is was be been being not no
+none null nil empty blank required optional needed missing wrong right correct incorrect
+invalid valid expired expiring changed reset set unset same different new old weak strong
+too very case sensitive ok okay fine good bad here there below above attached in on at of
+for to from with without and or but if when stored saved hidden shown encrypted hashed
+protected secret private public please thanks sent shared rotated revoked updated still also
+just only really already again now later soon long short true false yes unknown same
+redacted masked placeholder example changeme tbd todo
+"""
+_NOT_A_VALUE = frozenset(_STOP_WORDS.split())
 _TRAILING = ".,;:!?)]}>'\"`"
 
 
@@ -56,9 +57,8 @@ def plausible_value(value: str) -> bool:
         return False
     if v.isdigit() and len(v) < 6:
         return False  # token_limit=4096, "pwd: 1" — counts, not secrets
-    if v.startswith(("[SECRET:", "<", "{{", "${", "$")) or v.endswith("…"):
-        return False  # placeholders and template variables
-    return True
+    # Placeholders and template variables are not values.
+    return not (v.startswith(("[SECRET:", "<", "{{", "${", "$")) or v.endswith("…"))
 
 
 def credential_like(value: str) -> bool:
@@ -88,9 +88,7 @@ _LABEL_WORDS = (
 )
 # A label such as `password`, `DB_PASSWORD`, `aws_secret_access_key`, `X-Api-Key` (not `tokens`,
 # `secretary`, `max_tokens`: the keyword must end the label or be joined to the rest by _ - .).
-_LABEL = (
-    rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*(?:{_LABEL_WORDS})(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
-)
+_LABEL = rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*(?:{_LABEL_WORDS})(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
 _QUOTED_OR_BARE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,400})"
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
@@ -102,16 +100,22 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             re.S,
         ),
     ),
-    # AWS access key ids: AKIA (long-term), ASIA (STS); 16 upper-case base32 characters follow.
-    SecretPattern("aws-key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}(?![A-Z0-9])")),
-    SecretPattern("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
+    # AWS access key ids: AKIA (long-term), ASIA (STS), then 16 upper-case letters and digits.
+    SecretPattern(
+        "aws-key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")
+    ),
+    SecretPattern(
+        "github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b")
+    ),
     SecretPattern("slack-token", re.compile(r"\bxox[abposre]-(?:[A-Za-z0-9]+-?){2,}[A-Za-z0-9]+")),
     SecretPattern(
         "slack-webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
     ),
     SecretPattern("stripe-key", re.compile(r"\b(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    SecretPattern("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{20,}")),
+    SecretPattern(
+        "openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{20,}")
+    ),
     SecretPattern("google-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
     SecretPattern("telegram-bot-token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b")),
     SecretPattern("discord-token", re.compile(r"\b[MNO][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b")),
