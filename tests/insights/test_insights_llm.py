@@ -16,8 +16,8 @@ from app.core.privacy.detector import Detector
 from app.core.storage.db import Database
 from insights.extractors.llm import LLMExtractor
 from insights.extractors.rules import RuleExtractor
-from tests.core.llm.factory import guarded_llm, open_db
 from insights.model import ChatMessage, Importance, InsightKind
+from tests.core.llm.factory import guarded_llm, open_db
 
 NOW = 1_773_219_600_000  # 2026-03-11T09:00:00Z
 
