@@ -29,6 +29,7 @@ from app.services.insights_service import InsightsService, build_insights_servic
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMKeys, build_llm
 from app.services.memory_service import MemoryService
+from app.services.privacy_service import PrivacyService
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    privacy: PrivacyService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
@@ -100,6 +102,7 @@ def build_services(
         keywords=keywords,
         events=events,
         max_message_bytes=settings.max_message_bytes,
+        flag_injections=settings.privacy.flag_injections,
     )
     access = AccessTracker(db, clock)
     llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
@@ -179,6 +182,7 @@ def build_services(
         connectors=connectors,
         llm_keys=llm_keys,
         llm=llm,
+        privacy=PrivacyService(settings, db, clock),
     )
     if repair:
         report = processor.repair()
