@@ -34,7 +34,7 @@ def generate(
         f"(extractor: {', '.join(report.extractors) or 'none'})"
     )
     for notice in report.notices:
-        console.print(f"[yellow]warning:[/yellow] {notice}; rule-based extraction was used (`strata llm usage`)")
+        console.print(f"[yellow]warning:[/yellow] {notice}; rules were used (see `strata llm usage`)")
 
 
 @insights_app.command("list")

@@ -105,6 +105,21 @@ class PrivacyService:
             return value
         return self._walk(value, key=None)
 
+    def outgoing(
+        self, item: dict[str, Any], *, text: str | None, metadata: dict[str, Any] | None = None,
+        reveal: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
+        """One record for an agent: text fields masked (`masked: true` when anything was), and
+        `untrusted: true, flags: [...]` when the verbatim `text` reads like a prompt injection."""
+        out: dict[str, Any] = self.mask_payload(item, reveal=reveal)
+        if out != item:
+            out["masked"] = True
+        flags = self.flags(text, metadata)
+        if flags:
+            out["flags"] = flags
+            out["untrusted"] = True
+        return out
+
     def _walk(self, value: Any, key: str | None) -> Any:
         if isinstance(value, dict):
             return {k: self._walk(v, k) for k, v in value.items()}

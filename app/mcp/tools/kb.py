@@ -53,7 +53,8 @@ def register(server: MCPServer, services: Services) -> None:
         ] = None,
     ) -> dict[str, Any]:
         hits = knowledge.search(query, limit, documentIds or None)
-        return {"query": query, "results": [h.to_dict() for h in hits]}
+        # Chunks go into a cloud model's context: detected secrets are masked.
+        return {"query": query, "results": services.privacy.mask_payload([h.to_dict() for h in hits])}
 
     @strata_tool
     def getFullDocumentContent(
@@ -72,7 +73,7 @@ def register(server: MCPServer, services: Services) -> None:
             "metadata": info.metadata,
             "totalChars": len(text),
             "offset": offset,
-            "content": text[offset:end],
+            "content": services.privacy.mask(text[offset:end]),
             "next_offset": end if end < len(text) else None,
         }
 
