@@ -26,6 +26,8 @@ _CARD = re.compile(r"(?<![\d\-.])(?:\d[ \-]?){12,18}\d(?![\d\-.])")
 # Diners 30/36/38, JCB 35. Order numbers and millisecond timestamps rarely start like this.
 _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+# Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking …".
+_NOT_A_CARD_BEFORE = re.compile(r"(?i)(?:order|invoice|tracking|ref(?:erence)?|id|no\.?|number|#)\W{0,3}$")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 CACHE_SIZE = 4096
 
@@ -83,7 +85,7 @@ class Detector:
         if "secrets" in self.classes:
             out.extend(_secrets(text))
         if "emails" in self.classes and "@" in text:
-            out.extend(Finding(m.start(), m.end(), "email", "emails") for m in _EMAIL.finditer(text))
+            out.extend(_emails(text))
         if "ibans" in self.classes:
             out.extend(_ibans(text))
         if "cards" in self.classes:
@@ -132,12 +134,23 @@ def _secrets(text: str) -> list[Finding]:
     return out
 
 
+def _emails(text: str) -> list[Finding]:
+    # `git@github.com:org/repo` is an scp-style remote, not a mailbox.
+    return [
+        Finding(m.start(), m.end(), "email", "emails")
+        for m in _EMAIL.finditer(text)
+        if not text.startswith(":", m.end())
+    ]
+
+
 def _cards(text: str) -> list[Finding]:
     from stdnum import luhn
 
     out = []
     for m in _CARD.finditer(text):
         digits = re.sub(r"[ \-]", "", m.group(0))
+        if _NOT_A_CARD_BEFORE.search(text[max(0, m.start() - 16) : m.start()]):
+            continue
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
             out.append(Finding(m.start(), m.end(), "card", "cards"))
     return out
@@ -164,5 +177,10 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
     out: list[Finding] = []
     for region in regions or ("ZZ",):
         matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
-        out.extend(Finding(m.start, m.end, "phone", "phones") for m in matcher)
+        # Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial.
+        out.extend(
+            Finding(m.start, m.end, "phone", "phones")
+            for m in matcher
+            if m.start == 0 or not (text[m.start - 1].isalnum() or text[m.start - 1] in "-/#_")
+        )
     return out

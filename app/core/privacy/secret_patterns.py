@@ -55,6 +55,8 @@ def plausible_value(value: str) -> bool:
     v = value.strip(_TRAILING).strip("'\"`")
     if len(v) < 4 or v.lower() in _NOT_A_VALUE:
         return False
+    if "'" in v and v.replace("'", "").isalpha():
+        return False  # "secret: it's a surprise" — a contraction is prose
     if v.isdigit() and len(v) < 6:
         return False  # token_limit=4096, "pwd: 1" — counts, not secrets
     # Placeholders and template variables are not values.
@@ -143,7 +145,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "high-entropy",
         re.compile(
-            rf"(?i)(?:{_LABEL_WORDS}|key)(?:\W+\w+){{0,3}}?\W+([A-Za-z0-9+/_\-]{{20,}}={{0,2}}){_WORD_END}"
+            rf"(?i)(?:{_LABEL_WORDS}|key)(?:\W+\w+){{0,6}}?\W+([A-Za-z0-9+/_\-]{{20,}}={{0,2}}){_WORD_END}"
         ),
         group=1,
         check=high_entropy,
