@@ -29,6 +29,8 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 # Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking …".
 _NOT_A_CARD_BEFORE = re.compile(r"(?i)(?:order|invoice|tracking|ref(?:erence)?|id|no\.?|number|#)\W{0,3}$")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
+# Our own placeholders: masking already-masked text must change nothing (results are nested).
+_PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 CACHE_SIZE = 4096
 
 
@@ -67,7 +69,7 @@ class Detector:
             if hit is not None:
                 self._cache.move_to_end(text)
                 return hit
-        found = _resolve(self._scan(text))
+        found = _resolve(_outside_placeholders(text, self._scan(text)))
         with self._lock:
             self._cache[text] = found
             if len(self._cache) > CACHE_SIZE:
@@ -105,6 +107,15 @@ def apply(text: str, findings: Iterable[Finding]) -> str:
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def _outside_placeholders(text: str, findings: list[Finding]) -> list[Finding]:
+    if "[" not in text:
+        return findings
+    spans = [m.span() for m in _PLACEHOLDER.finditer(text)]
+    if not spans:
+        return findings
+    return [f for f in findings if not any(f.start < end and start < f.end for start, end in spans)]
 
 
 def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
