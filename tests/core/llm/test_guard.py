@@ -107,8 +107,8 @@ def test_the_cost_cap_is_checked_before_the_call(server, db) -> None:
 
 @pytest.mark.parametrize(
     ("status", "error"),
-    [(401, LLMAuthFailed), (403, LLMAuthFailed), (429, LLMRateLimited), (500, LLMUnavailable), (503, LLMUnavailable),
-     (400, LLMError), (404, LLMError)],
+    [(401, LLMAuthFailed), (403, LLMAuthFailed), (429, LLMRateLimited), (500, LLMUnavailable),
+     (503, LLMUnavailable), (400, LLMError), (404, LLMError)],
 )  # fmt: skip
 def test_endpoint_errors_map_into_the_exception_tree(server, db, status: int, error: type[LLMError]) -> None:
     server.reply((status, {"error": {"message": "nope, key sk-live-test-key-123456 rejected"}}))

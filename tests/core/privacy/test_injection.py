@@ -1,4 +1,4 @@
-"""Prompt-injection flags: model-directed instructions are flagged, ordinary requests between people are not."""
+"""Prompt-injection flags: instructions aimed at a model are flagged, requests between people are not."""
 
 from __future__ import annotations
 
