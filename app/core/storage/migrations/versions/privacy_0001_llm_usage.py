@@ -27,10 +27,10 @@ def upgrade() -> None:
     )
     op.create_index("ix_llm_usage_user_day", "llm_usage", ["user_id", "day"])
     bind = op.get_bind()
-    # The old table had no user column; its rows belong to the data dir's only user when there
-    # is exactly one, else to the default user "local".
-    users = [r[0] for r in bind.execute(sa.text("SELECT id FROM users")).fetchall()]
-    owner = users[0] if len(users) == 1 else "local"
+    # The old table had no user column. The extractor ran for the user who owns the insights:
+    # when exactly one user does, the rows are theirs; otherwise the default user "local".
+    owners = [r[0] for r in bind.execute(sa.text("SELECT DISTINCT user_id FROM insights")).fetchall()]
+    owner = owners[0] if len(owners) == 1 else "local"
     bind.execute(
         sa.text(
             "INSERT INTO llm_usage (user_id, at, day, feature, model, outcome, prompt_tokens, "
