@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
 
 from app.core.clock import Clock, iso
+from app.core.domain import SearchHit
 from app.core.errors import InvalidInput
 from app.core.privacy.detector import Detector, apply
 from app.core.privacy.injection import FLAG, injection_signals
@@ -128,6 +129,22 @@ class PrivacyService:
         if isinstance(value, str) and key in TEXT_KEYS:
             return self.detector.mask(value)
         return value
+
+    def for_display(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """Hits for the desktop list: text masked (verbatim kept in `extra` for click-to-reveal),
+        injection-like text flagged in `extra["flags"]`."""
+        out = []
+        for hit in hits:
+            masked = self.detector.mask(hit.content) if hit.content else hit.content
+            flags = self.flags(hit.content)
+            if masked == hit.content and not flags:
+                out.append(hit)
+                continue
+            extra = {**hit.extra, "flags": flags} if flags else dict(hit.extra)
+            if masked != hit.content:
+                extra["verbatim"] = hit.content
+            out.append(replace(hit, content=masked, extra=extra))
+        return out
 
     @staticmethod
     def flags(text: str | None, metadata: dict[str, Any] | None = None) -> list[str]:
