@@ -45,3 +45,27 @@ def test_secrets_masked_until_revealed_and_injections_marked(qtbot, screen) -> N
     assert "hunter2" in detail.view.toPlainText() and detail.reveal_button.text() == "Hide secrets"
     detail.reveal_button.click()
     assert "hunter2" not in detail.view.toPlainText()
+
+
+def test_settings_show_llm_usage_against_the_cap_and_the_scan(qtbot, services) -> None:
+    from app.core.llm.ledger import UsageLedger
+    from tests.conftest import NOW_MS
+
+    seed(services, ROWS)
+    ledger = UsageLedger(services.db)
+    ledger.record(
+        user_id="local", at=NOW_MS, feature="insights", model="m", outcome="ok", prompt_tokens=1_000
+    )
+    ledger.record(user_id="local", at=NOW_MS, feature="forgetting", model="m", outcome="capped")
+    window = open_window(qtbot, services)
+    window.show_screen("settings")
+    section = window.screens["settings"].privacy
+    section.reload()
+    qtbot.waitUntil(lambda: section.usage_table.rowCount() == 2, timeout=5000)
+    assert "1,000 of 200,000 tokens" in section.usage_label.text()
+    assert section.cap_notice.isVisible() and "cap was reached" in section.cap_notice.text()
+    section.scan_button.click()
+    qtbot.waitUntil(lambda: section.scan_table.rowCount() == 1, timeout=5000)
+    assert "hold secrets" in section.scan_label.text()
+    preview = section.scan_table.item(0, 4).text()
+    assert "hunter2" not in preview and "[SECRET:password]" in preview
