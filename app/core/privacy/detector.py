@@ -26,8 +26,10 @@ _CARD = re.compile(r"(?<![\d\-.])(?:\d[ \-]?){12,18}\d(?![\d\-.])")
 # Diners 30/36/38, JCB 35. Order numbers and millisecond timestamps rarely start like this.
 _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
-# Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking …".
-_NOT_A_CARD_BEFORE = re.compile(r"(?i)(?:order|invoice|tracking|ref(?:erence)?|id|no\.?|number|#)\W{0,3}$")
+# Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking no. …",
+# unless a card word is nearer ("order paid with card 4111…").
+_REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
+_CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
@@ -146,12 +148,17 @@ def _secrets(text: str) -> list[Finding]:
 
 
 def _emails(text: str) -> list[Finding]:
-    # `git@github.com:org/repo` is an scp-style remote, not a mailbox.
-    return [
-        Finding(m.start(), m.end(), "email", "emails")
-        for m in _EMAIL.finditer(text)
-        if not text.startswith(":", m.end())
-    ]
+    # `git@github.com:org/repo` is an scp-style remote, and `scheme://user:pw@host` holds a
+    # password (the url-password pattern's job), not a mailbox.
+    out = []
+    for m in _EMAIL.finditer(text):
+        if text.startswith(":", m.end()):
+            continue
+        token_start = max(text.rfind(" ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+        if "://" in text[token_start : m.start()]:
+            continue
+        out.append(Finding(m.start(), m.end(), "email", "emails"))
+    return out
 
 
 def _cards(text: str) -> list[Finding]:
@@ -160,7 +167,8 @@ def _cards(text: str) -> list[Finding]:
     out = []
     for m in _CARD.finditer(text):
         digits = re.sub(r"[ \-]", "", m.group(0))
-        if _NOT_A_CARD_BEFORE.search(text[max(0, m.start() - 16) : m.start()]):
+        before = text[max(0, m.start() - 24) : m.start()]
+        if _REFERENCE_WORD.search(before) and not _CARD_WORD.search(before):
             continue
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
             out.append(Finding(m.start(), m.end(), "card", "cards"))

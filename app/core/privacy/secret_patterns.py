@@ -85,7 +85,7 @@ def high_entropy(value: str) -> bool:
 
 _WORD_END = r"(?![A-Za-z0-9_\-])"
 _LABEL_WORDS = (
-    r"password|passwd|passcode|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+    r"password|passwd|passcode|passphrase|pwd|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key"
     r"|private[_\-]?key|client[_\-]?secret|secret[_\-]?key|auth[_\-]?token|credentials?"
 )
 # A label such as `password`, `DB_PASSWORD`, `aws_secret_access_key`, `X-Api-Key` (not `tokens`,
@@ -109,7 +109,13 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b")
     ),
-    SecretPattern("slack-token", re.compile(r"\bxox[abposre]-(?:[A-Za-z0-9]+-?){2,}[A-Za-z0-9]+")),
+    # xoxb/xoxp/xoxa/… tokens and app-level tokens (xapp-1-…).
+    SecretPattern(
+        "slack-token",
+        re.compile(
+            r"\bxox[abposre]-(?:[A-Za-z0-9]+-?){2,}[A-Za-z0-9]+|\bxapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"
+        ),
+    ),
     SecretPattern(
         "slack-webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
@@ -125,7 +131,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"), group=1),
     # user:password@host inside a URL: only the password goes.
     SecretPattern(
-        "url-password", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^/\s:@]{1,100}:([^/\s@]{1,200})@"), group=1
+        "url-password", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^/\s:@]{0,100}:([^/\s@]{1,200})@"), group=1
     ),
     # `password: x`, `DB_PASSWORD=x`, `"api_key": "x"`: keep the label, mask the value.
     SecretPattern(
@@ -137,7 +143,28 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     # "Server password is hunter2", "the token was 8f3k…": looser, so the value must look made-up.
     SecretPattern(
         "password",
-        re.compile(rf"(?i){_LABEL}\s+(?:is|was|will be|=)\s+(?:now\s+)?{_QUOTED_OR_BARE}"),
+        re.compile(
+            # The longer "was changed to" must come before "was", or "changed" becomes the value.
+            rf"(?i){_LABEL}\s+(?:(?:was\s+|has\s+been\s+|is\s+)?(?:changed|set|updated|reset)\s+to"
+            rf"|is|was|will\s+be|=)\s+(?:now\s+)?{_QUOTED_OR_BARE}"
+        ),
+        group=1,
+        check=credential_like,
+    ),
+    # `with password 'N0t$oS3cure'`: a quoted value right after the label.
+    SecretPattern(
+        "password",
+        re.compile(rf"(?i){_LABEL}\s+(\"[^\"\n]{{4,200}}\"|'[^'\n]{{4,200}}'|`[^`\n]{{4,200}}`)"),
+        group=1,
+        check=plausible_value,
+    ),
+    # "login: root / P@ssw0rd", "db creds are admin/…": a user name, a slash, then the password.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account)"
+            r"(?:\s*[:=]\s*|\s+(?:are|is)\s+)[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
+        ),
         group=1,
         check=credential_like,
     ),
