@@ -46,7 +46,7 @@ class LLMSummaryRejected(ValueError):
 
 
 def build_prompt(records: tuple[MessageRecord, ...]) -> str:
-    lines = []
+    lines: list[str] = []
     total = 0
     for record in sorted(records, key=lambda r: (r.timestamp, r.id)):
         text = tx.clip(record.content or "", MAX_MESSAGE_CHARS)

@@ -95,13 +95,15 @@ class InsightSettings(BaseModel):
     use_llm: bool = True
 
 
+RedactClass = Literal["secrets", "cards", "ibans", "emails", "phones"]
+REDACT_CLASSES: tuple[RedactClass, ...] = ("secrets", "cards", "ibans", "emails", "phones")
+
+
 class PrivacySettings(BaseModel):
     """What is masked before text leaves the machine (LLM prompts, MCP and REST results)."""
 
     # Classes masked in MCP/REST results and LLM prompts; secrets are always masked in prompts.
-    redact: list[Literal["secrets", "cards", "ibans", "emails", "phones"]] = Field(
-        default_factory=lambda: ["secrets", "cards", "ibans", "emails", "phones"]
-    )
+    redact: list[RedactClass] = Field(default_factory=lambda: list(REDACT_CLASSES))
     # Regions whose national phone formats are recognized; "+<country code>" numbers always are.
     phone_regions: list[str] = Field(default_factory=lambda: ["US"])
     # Whether `reveal=true` on a REST or MCP request may return the verbatim text.

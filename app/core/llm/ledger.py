@@ -143,5 +143,7 @@ class UsageLedger:
 
 
 def _line(r: Any) -> UsageLine:
-    nums = [int(x or 0) for x in (r[3], r[4], r[5], r[6], r[7])]
-    return UsageLine(r[0], r[1], r[2], *nums, float(r[8] or 0.0), int(r[9] or 0))
+    calls, capped, errors, prompt, completion = (int(x or 0) for x in (r[3], r[4], r[5], r[6], r[7]))
+    return UsageLine(
+        r[0], r[1], r[2], calls, capped, errors, prompt, completion, float(r[8] or 0.0), int(r[9] or 0)
+    )
