@@ -165,7 +165,9 @@ class PrivacyService:
             found = detector.find(row.content or "")
             if found and len(items) < limit:
                 where = f"{row.platform}/{row.channel} by {row.person}"
-                items.append(_item("message", str(row.id), where, row.timestamp, row.content or "", found))
+                items.append(
+                    self._item("message", str(row.id), where, row.timestamp, row.content or "", found)
+                )
         doc = RagDocumentRow
         with self.db.read() as session:
             rows = session.execute(
@@ -177,7 +179,7 @@ class PrivacyService:
             documents += 1
             found = detector.find(content or "")
             if found and len(items) < limit:
-                items.append(_item("document", doc_id, name, at, content or "", found))
+                items.append(self._item("document", doc_id, name, at, content or "", found))
         return ScanReport(messages, documents, classes, tuple(items))
 
     def _messages(self) -> Iterator[RawMessageRow]:
@@ -199,13 +201,16 @@ class PrivacyService:
             yield from batch
             last = batch[-1].id
 
+    def _item(
+        self, kind: str, item_id: str, where: str, at: int | None, text: str, found: tuple[Any, ...]
+    ) -> ScanItem:
+        # The preview is masked with every configured class, not only the ones scanned for.
+        preview = self.detector.mask(_preview(text, found))
+        return ScanItem(kind, item_id, where, at, tuple(sorted({f.kind for f in found})), preview)
+
     # -- LLM usage ------------------------------------------------------------------------------
     def llm_usage(self, days: int = 30) -> UsageReport:
         return usage_report(self.settings, self.db, self.clock, days=days)
-
-
-def _item(kind: str, item_id: str, where: str, at: int | None, text: str, found: tuple[Any, ...]) -> ScanItem:
-    return ScanItem(kind, item_id, where, at, tuple(sorted({f.kind for f in found})), _preview(text, found))
 
 
 def _preview(text: str, findings: tuple[Any, ...]) -> str:
