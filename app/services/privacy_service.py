@@ -22,16 +22,22 @@ from knowledge_base.models import RagDocumentRow
 # Keys of JSON results whose string values are message or document text (masked on the way out);
 # ids, names, channels and times are left alone so an agent can still filter and cite.
 TEXT_KEYS = frozenset(
-    {
+    [
         "content",
         "snippet",
         "text",
+        "summary",
         "summaryText",
         "summary_text",
+        "keyPoints",
+        "key_points",
         "pageContent",
         "page_content",
+        "title",
         "description",
-    }
+        "details",
+        "event",
+    ]
 )
 SCAN_BATCH = 1000
 PREVIEW_CHARS = 160
