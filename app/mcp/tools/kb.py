@@ -41,6 +41,12 @@ a document's id, or to see what the user has uploaded."""
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+def _untrusted(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A document flagged at upload as reading like instructions to a model: data, never orders."""
+    flags = list(metadata.get("flags") or [])
+    return {"flags": flags, "untrusted": True} if flags else {}
+
+
 def register(server: MCPServer, services: Services) -> None:
     knowledge = services.knowledge
 
@@ -54,7 +60,8 @@ def register(server: MCPServer, services: Services) -> None:
     ) -> dict[str, Any]:
         hits = knowledge.search(query, limit, documentIds or None)
         # Chunks go into a cloud model's context: detected secrets are masked.
-        return {"query": query, "results": services.privacy.mask_payload([h.to_dict() for h in hits])}
+        results = [services.privacy.outgoing(h.to_dict(), text=h.content) for h in hits]
+        return {"query": query, "results": results}
 
     @strata_tool
     def getFullDocumentContent(
@@ -75,6 +82,7 @@ def register(server: MCPServer, services: Services) -> None:
             "offset": offset,
             "content": services.privacy.mask(text[offset:end]),
             "next_offset": end if end < len(text) else None,
+            **_untrusted(info.metadata),
         }
 
     @strata_tool
