@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.errors import NotFound
 from app.ui.models.rows import HtmlRole
 from tests.ui.helpers import open_window, seed
 
@@ -69,3 +70,15 @@ def test_settings_show_llm_usage_against_the_cap_and_the_scan(qtbot, services) -
     assert "hold secrets" in section.scan_label.text()
     preview = section.scan_table.item(0, 4).text()
     assert "hunter2" not in preview and "[SECRET:password]" in preview
+
+    # The scan's record can be deleted from there (after a confirmation).
+    screen = window.screens["settings"]
+    screen.confirm = lambda *_: True
+    record_id = int(section._items[0].id)
+    section.scan_table.selectRow(0)
+    section.delete_button.click()
+    qtbot.waitUntil(
+        lambda: section.scan_table.rowCount() == 0 and "Deleted" in screen.banner.text(), timeout=5000
+    )
+    with pytest.raises(NotFound):
+        services.memory.get(record_id)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -231,6 +232,10 @@ class SettingsScreen(Screen):
             self.jobs.setItem(row, 1, QTableWidgetItem(name))
             when = next_run.strftime("%Y-%m-%d %H:%M") if next_run is not None else "paused"
             self.jobs.setItem(row, 2, QTableWidgetItem(when))
+
+    def confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text)
+        return answer == QMessageBox.StandardButton.Yes
 
     def copy_to_clipboard(self, text: str, what: str) -> None:
         QGuiApplication.clipboard().setText(text)

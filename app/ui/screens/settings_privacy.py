@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
+from app.ui.events import DOCUMENTS, MESSAGES
+
 if TYPE_CHECKING:
     from app.ui.screens.settings import SettingsScreen
 
@@ -57,8 +59,18 @@ class PrivacySection(QGroupBox):
         self.scan_label.setWordWrap(True)
         form.addRow(self.scan_label)
         self.scan_table = _table(SCAN_COLUMNS)
+        self.scan_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.scan_table.hide()
         form.addRow(self.scan_table)
+        delete_row = QHBoxLayout()
+        self.delete_button = QPushButton("Delete selected record")
+        self.delete_button.setToolTip("Deletes the message or document from your memory (audited)")
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.delete_button.hide()
+        delete_row.addWidget(self.delete_button)
+        delete_row.addStretch(1)
+        form.addRow(delete_row)
+        self._items: list[Any] = []
         if self.privacy is None:
             self.setEnabled(False)
 
@@ -108,16 +120,44 @@ class PrivacySection(QGroupBox):
         self.scan_button.setEnabled(True)
         self.scan_label.setText(
             f"Scanned {report.scanned_messages:,} messages and {report.scanned_documents:,} documents: "
-            f"{len(report.items)} hold secrets. Open a message from Search (or its id with "
-            "DELETE /api/messages/<id>) to delete it; documents are removed in Knowledge base."
+            f"{len(report.items)} hold secrets. Select one and delete it here, or keep it: "
+            "stored text never leaves masked-out parts unless you reveal them."
         )
+        self._items = list(report.items)
         self.scan_table.setVisible(bool(report.items))
+        self.delete_button.setVisible(bool(report.items))
         self.scan_table.setRowCount(len(report.items))
         for r, item in enumerate(report.items):
             for c, value in enumerate(
                 (item.kind, item.id, item.where, ", ".join(item.findings), item.preview)
             ):
                 self.scan_table.setItem(r, c, QTableWidgetItem(value))
+
+    def delete_selected(self) -> None:
+        rows = sorted({i.row() for i in self.scan_table.selectedIndexes()})
+        if not rows or rows[0] >= len(self._items):
+            self.screen.banner.show_message("Select a record in the scan results first.", "info")
+            return
+        item = self._items[rows[0]]
+        what = "message" if item.kind == "message" else f"document {item.where}"
+        if not self.screen.confirm(
+            "Delete record", f"Delete this {what} from your memory? This cannot be undone."
+        ):
+            return
+        if item.kind == "message":
+            memory = self.screen.ctx.service("memory")
+            op: Any = lambda: memory.delete(int(item.id), actor="ui")  # noqa: E731
+            kinds = [MESSAGES]
+        else:
+            knowledge = self.screen.ctx.service("knowledge")
+            op = lambda: knowledge.remove(item.id, actor="ui")  # noqa: E731
+            kinds = [DOCUMENTS]
+
+        def done(_: Any) -> None:
+            self.screen.banner.show_message(f"Deleted {what} {item.id}.", "ok")
+            self.scan()
+
+        self.screen.mutate(op, kinds, done)
 
 
 def _table(columns: tuple[str, ...]) -> QTableWidget:
