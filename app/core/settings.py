@@ -14,9 +14,13 @@ from app.core.paths import DataLayout, default_data_dir
 
 
 class EmbeddingSettings(BaseModel):
-    """Which embedder builds vectors. `local` is the offline MiniLM; `openai` any compatible endpoint."""
+    """Which embedder builds vectors (see README, "The local embedding model").
 
-    provider: Literal["local", "openai", "hashing"] = "local"
+    `local` is the offline English-first MiniLM; `multilingual` the offline multilingual-e5-small
+    (Linux x86_64, ~6x the CPU); `openai` any compatible endpoint; `hashing` a test-only embedder.
+    """
+
+    provider: Literal["local", "multilingual", "openai", "hashing"] = "local"
     model: str = "text-embedding-3-small"
     base_url: str | None = None
     dimensions: int | None = None
