@@ -2,9 +2,11 @@
 
 1. redact the prompt (secrets always; e-mails, phones, cards, IBANs as `[privacy] redact` says);
 2. fence the message text as quoted data, so instructions inside it are not obeyed;
-3. check the daily token and cost caps against the ledger, before anything is sent;
+3. check the daily token and cost caps against the ledger and hold the call's estimate there, in
+   one write transaction, before anything is sent (so processes sharing the data dir cannot
+   overshoot together);
 4. call the transport (errors arrive already mapped into `LLMError` subclasses);
-5. record the call in the usage ledger (per user, day, feature, model), whatever its outcome.
+5. settle the ledger row (per user, day, feature, model) with what the call used, whatever its outcome.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from app.core.clock import Clock
 from app.core.errors import LLMCapReached, LLMError
 from app.core.llm.base import DEFAULT_OUTPUT_BUDGET, ChatModel, ChatReply, ChatRequest, estimate_tokens
-from app.core.llm.ledger import UsageLedger, utc_day
+from app.core.llm.ledger import Cap, UsageLedger
 from app.core.privacy.detector import Detector
 
 log = logging.getLogger(__name__)
@@ -114,51 +116,43 @@ class GuardedLLM:
             json_mode=json_mode,
         )
         now = self.clock.now_ms()
-        self._check_caps(feature, request, now, len(findings))
+        held = self._reserve(feature, request, now, len(findings))
         try:
             reply = self.transport.complete(request)
-        except LLMError:
-            self.ledger.record(
-                user_id=self.user_id, at=now, feature=feature, model=self.model, outcome="error",
-                redactions=len(findings),
-            )  # fmt: skip
+        except BaseException:
+            # Mapped endpoint errors and anything else: never leave an estimate held by a dead call.
+            self.ledger.settle(held, outcome="error")
             raise
-        self.ledger.record(
-            user_id=self.user_id,
-            at=now,
-            feature=feature,
-            model=self.model,
+        self.ledger.settle(
+            held,
             outcome="ok",
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
             cost=self.pricing.cost(reply.prompt_tokens, reply.completion_tokens),
-            redactions=len(findings),
         )
         return reply
 
-    def _check_caps(self, feature: str, request: ChatRequest, now: int, redactions: int) -> None:
+    def _reserve(self, feature: str, request: ChatRequest, now: int, redactions: int) -> int:
+        """Hold the call's estimate against today's caps; raise LLMCapReached (nothing sent) if over."""
         prompt = estimate_tokens(request.system) + estimate_tokens(request.user)
         estimate = prompt + self.caps.output_budget
-        used_tokens, used_cost = self.ledger.spent(self.user_id, utc_day(now))
-        reason = None
-        if used_tokens + estimate > self.caps.daily_tokens:
-            reason = (
-                f"the daily LLM token cap is reached: {used_tokens:,} of {self.caps.daily_tokens:,} tokens "
-                f"used today, this call needs about {estimate:,}"
-            )
-        elif self.caps.daily_cost > 0:
-            cost = self.pricing.cost(prompt, self.caps.output_budget)
-            if used_cost + cost > self.caps.daily_cost:
-                reason = (
-                    f"the daily LLM cost cap is reached: ${used_cost:.4f} of ${self.caps.daily_cost:.2f} "
-                    f"spent today, this call may cost ${cost:.4f}"
-                )
-        if reason is None:
-            return
-        self.ledger.record(
-            user_id=self.user_id, at=now, feature=feature, model=self.model, outcome="capped",
-            redactions=redactions,
+        cost = self.pricing.cost(prompt, self.caps.output_budget)
+        held = self.ledger.reserve(
+            user_id=self.user_id, at=now, feature=feature, model=self.model, tokens=estimate, cost=cost,
+            cap=Cap(self.caps.daily_tokens, self.caps.daily_cost), redactions=redactions,
         )  # fmt: skip
+        if not held.refused:
+            return held.row_id
+        if held.over_tokens:
+            reason = (
+                f"the daily LLM token cap is reached: {held.used_tokens:,} of {self.caps.daily_tokens:,} "
+                f"tokens used today, this call needs about {estimate:,}"
+            )
+        else:
+            reason = (
+                f"the daily LLM cost cap is reached: ${held.used_cost:.4f} of ${self.caps.daily_cost:.2f} "
+                f"spent today, this call may cost ${cost:.4f}"
+            )
         log.warning("%s: %s; nothing was sent", feature, reason)
         raise LLMCapReached(
             reason + "; nothing was sent",

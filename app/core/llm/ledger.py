@@ -16,7 +16,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.core.storage.db import Database
 from app.core.storage.models import Base
 
-OUTCOMES = ("ok", "error", "capped")
+# "pending": a call in flight holds its estimate, so another process checking the cap sees it.
+OUTCOMES = ("ok", "error", "capped", "pending")
 
 
 class LLMUsageRow(Base):
@@ -108,15 +109,43 @@ class UsageLedger:
             )
 
     def spent(self, user_id: str, day: str) -> tuple[int, float]:
-        """(tokens, cost) the user spent on `day` across every feature."""
-        tokens = LLMUsageRow.prompt_tokens + LLMUsageRow.completion_tokens
+        """(tokens, cost) the user spent on `day` across every feature (calls in flight included)."""
         with self._db.read() as session:
-            row = session.execute(
-                select(
-                    func.coalesce(func.sum(tokens), 0), func.coalesce(func.sum(LLMUsageRow.cost), 0.0)
-                ).where(LLMUsageRow.user_id == user_id, LLMUsageRow.day == day)
-            ).one()
-            return int(row[0] or 0), float(row[1] or 0.0)
+            return _spent(session, user_id, day)
+
+    def reserve(
+        self, *, user_id: str, at: int, feature: str, model: str, tokens: int, cost: float, cap: Cap,
+        redactions: int = 0,
+    ) -> Reservation:  # fmt: skip
+        """Check the caps and hold the estimate in one write transaction (BEGIN IMMEDIATE), so two
+        processes cannot both pass the check on the last of the budget. Refusals are recorded."""
+        day = utc_day(at)
+        with self._db.write() as session:
+            used_tokens, used_cost = _spent(session, user_id, day)
+            over_tokens = used_tokens + tokens > cap.daily_tokens
+            over_cost = cap.daily_cost > 0 and used_cost + cost > cap.daily_cost
+            row = LLMUsageRow(
+                user_id=user_id, at=at, day=day, feature=feature, model=model,
+                outcome="capped" if over_tokens or over_cost else "pending",
+                prompt_tokens=0 if over_tokens or over_cost else tokens, completion_tokens=0,
+                cost=0.0 if over_tokens or over_cost else cost, redactions=redactions,
+            )  # fmt: skip
+            session.add(row)
+            session.flush()
+            return Reservation(row.id, over_tokens, over_cost, used_tokens, used_cost)
+
+    def settle(self, row_id: int, *, outcome: str, prompt_tokens: int = 0, completion_tokens: int = 0,
+               cost: float = 0.0) -> None:  # fmt: skip
+        """Replace a reservation's estimate by what the call really used."""
+        with self._db.write() as session:
+            row = session.get(LLMUsageRow, row_id)
+            if row is not None:
+                row.outcome, row.prompt_tokens, row.completion_tokens, row.cost = (
+                    outcome,
+                    prompt_tokens,
+                    completion_tokens,
+                    cost,
+                )
 
     def lines(self, user_id: str, *, since_day: str | None = None) -> list[UsageLine]:
         """Per (day, feature, model) totals, newest day first."""
@@ -140,6 +169,35 @@ class UsageLedger:
         )
         with self._db.read() as session:
             return [_line(r) for r in session.execute(stmt)]
+
+
+@dataclass(frozen=True, slots=True)
+class Cap:
+    daily_tokens: int
+    daily_cost: float = 0.0  # US dollars; 0 = no cost cap
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    row_id: int
+    over_tokens: bool
+    over_cost: bool
+    used_tokens: int
+    used_cost: float
+
+    @property
+    def refused(self) -> bool:
+        return self.over_tokens or self.over_cost
+
+
+def _spent(session: Any, user_id: str, day: str) -> tuple[int, float]:
+    tokens = LLMUsageRow.prompt_tokens + LLMUsageRow.completion_tokens
+    row = session.execute(
+        select(func.coalesce(func.sum(tokens), 0), func.coalesce(func.sum(LLMUsageRow.cost), 0.0)).where(
+            LLMUsageRow.user_id == user_id, LLMUsageRow.day == day
+        )
+    ).one()
+    return int(row[0] or 0), float(row[1] or 0.0)
 
 
 def _line(r: Any) -> UsageLine:

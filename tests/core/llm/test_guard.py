@@ -8,6 +8,7 @@ import pytest
 
 from app.core.clock import DAY_MS, FixedClock
 from app.core.errors import LLMAuthFailed, LLMCapReached, LLMError, LLMRateLimited, LLMUnavailable
+from app.core.llm.base import DEFAULT_OUTPUT_BUDGET, estimate_tokens
 from app.core.llm.ledger import UsageLedger
 from tests.conftest import NOW_MS
 from tests.core.llm.factory import guarded_llm, open_db
@@ -134,3 +135,29 @@ def test_a_server_without_usage_is_recorded_with_the_estimate(server, db) -> Non
     out = guarded_llm(server.url, db, FixedClock(NOW_MS)).chat_json("insights", instructions="x", data=DATA)
     assert not out.usage_reported and out.prompt_tokens > 0
     assert UsageLedger(db).spent("local", "2026-11-21")[0] == out.prompt_tokens + out.completion_tokens
+
+
+def test_a_call_in_flight_holds_its_estimate_against_the_cap(server, db) -> None:
+    """Two callers (threads here; processes share the same SQLite ledger) cannot both spend the
+    last of the budget: the first holds its estimate while its request is in flight."""
+    import threading
+
+    probe = guarded_llm(server.url, db, FixedClock(NOW_MS))
+    server.reply(completion("{}", tokens=10))
+    probe.chat_json("insights", instructions="x", data="y")  # learn what one such call is estimated at
+    system, user = (m["content"] for m in server.requests[0]["body"]["messages"])
+    estimate = estimate_tokens(system) + estimate_tokens(user) + DEFAULT_OUTPUT_BUDGET
+    room = UsageLedger(db).spent("local", "2026-11-21")[0] + estimate * 3 // 2  # one call fits, two do not
+    server.requests.clear()
+    server.delay = 1.0
+    server.reply(completion("{}", tokens=10))
+    first = guarded_llm(server.url, db, FixedClock(NOW_MS), cap=room)
+    second = guarded_llm(server.url, db, FixedClock(NOW_MS), cap=room)
+    worker = threading.Thread(target=lambda: first.chat_json("insights", instructions="x", data="y"))
+    worker.start()
+    while not any(line.prompt_tokens > 100 for line in UsageLedger(db).lines("local")):
+        pass  # wait until the first call's reservation is committed
+    with pytest.raises(LLMCapReached):
+        second.chat_json("forgetting", instructions="x", data="y")
+    worker.join()
+    assert len(server.requests) == 1
