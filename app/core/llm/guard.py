@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.clock import Clock
-from app.core.errors import LLMCapReached, LLMError
+from app.core.errors import LLMCapReached
 from app.core.llm.base import DEFAULT_OUTPUT_BUDGET, ChatModel, ChatReply, ChatRequest, estimate_tokens
 from app.core.llm.ledger import Cap, UsageLedger
 from app.core.privacy.detector import Detector
