@@ -12,6 +12,7 @@ from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
+from app.core.llm.guard import GuardedLLM
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
@@ -27,8 +28,9 @@ from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
-from app.services.llm import LLMClient, LLMKeys
+from app.services.llm import LLMKeys, build_llm
 from app.services.memory_service import MemoryService
+from app.services.privacy_service import PrivacyService
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +54,12 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    privacy: PrivacyService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
     brief: BriefService | None = None
+    llm: GuardedLLM | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
@@ -100,9 +104,10 @@ def build_services(
         keywords=keywords,
         events=events,
         max_message_bytes=settings.max_message_bytes,
+        flag_injections=settings.privacy.flag_injections,
     )
     access = AccessTracker(db, clock)
-    llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
+    llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
         processor.collection,
@@ -134,7 +139,7 @@ def build_services(
         user_id=settings.user_id,
         settings=settings.forgetting,
         llm=settings.llm,
-        llm_client_factory=llm_client.prepare if llm_client is not None else None,
+        llm_factory=llm.prepare if llm is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
     )
@@ -174,10 +179,12 @@ def build_services(
             keywords=keywords,
             clock=clock,
             events=events,
-            llm_client=llm_client,
+            llm=llm,
         ),
         connectors=connectors,
         llm_keys=llm_keys,
+        llm=llm,
+        privacy=PrivacyService(settings, db, clock),
     )
     services.brief = build_brief_service(services)
     if repair:

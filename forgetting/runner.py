@@ -30,6 +30,8 @@ from forgetting.summarizer import Summarizer, SummaryDraft
 from forgetting.summary_index import SummaryIndex
 
 log = logging.getLogger(__name__)
+# Errors that still leave a complete run: the rule-based summary stood in for the LLM's.
+FALLBACK_KINDS = ("summarizer_fallback", "llm_cap_reached")
 
 
 class ForgetRunner:
@@ -142,8 +144,10 @@ class ForgetRunner:
                 for t in current.tiers
             )
             self._refresh_vectors(result.promoted_ids, result.archived_ids, applied)
-            if any(e.get("kind") != "summarizer_fallback" for e in errors):
+            if any(e.get("kind") not in FALLBACK_KINDS for e in errors):
                 status = r.COMPLETED_WITH_ERRORS
+            if any(e.get("kind") == "llm_cap_reached" for e in errors):
+                message = "LLM cap reached: rule-based summaries were used (see `strata llm usage`)"
         except LockLost as exc:
             status, message = r.LOCK_LOST, str(exc)
         except Exception as exc:
@@ -180,6 +184,10 @@ class ForgetRunner:
                     {"summaryId": group.summary_id, "kind": "summarizer_fallback", "reason": draft.note}
                 )
             drafts[group.summary_id] = draft
+        cap = getattr(summarizer, "cap_reached", None)
+        if cap:
+            # Announced once per run (job status, CLI, UI), not only in each group's note.
+            errors.append({"kind": "llm_cap_reached", "reason": cap})
         return current.with_drafts(drafts)
 
     def _refresh_vectors(self, promoted: list[int], archived: list[int], summary_ids: list[str]) -> None:

@@ -45,6 +45,7 @@ class GenerationReport:
     unchanged: int
     extractors: dict[str, int] = field(default_factory=dict)
     ids: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # e.g. the LLM's daily cap stopped it: announced, never silent
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +56,7 @@ class GenerationReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "extractors": dict(self.extractors),
+            "notices": list(self.notices),
         }
 
 
@@ -105,6 +107,7 @@ class InsightPipeline:
         created = updated = unchanged = read = 0
         used: dict[str, int] = {}
         ids: list[str] = []
+        notices: list[str] = []
         for n, group in enumerate(work, 1):
             messages, bot_id = self._messages(group, full)
             read += len(messages)
@@ -112,6 +115,9 @@ class InsightPipeline:
                 drafts = self.extractor.extract(batch)
                 source = getattr(self.extractor, "last_source", self.extractor.name)
                 used[source] = used.get(source, 0) + 1
+                cap = getattr(self.extractor, "cap_reached", None)
+                if cap and cap not in notices:
+                    notices.append(cap)
                 c, u, s, changed = self._store(drafts, bot_id, source)
                 created, updated, unchanged = created + c, updated + u, unchanged + s
                 ids.extend(changed)
@@ -122,7 +128,9 @@ class InsightPipeline:
                 )  # fmt: skip
             if progress:
                 progress(n, len(work))
-        return GenerationReport(total, len(work), read, created, updated, unchanged, used, tuple(ids))
+        return GenerationReport(
+            total, len(work), read, created, updated, unchanged, used, tuple(ids), tuple(notices)
+        )
 
     def _messages(self, group: GroupWork, full: bool) -> tuple[list[ChatMessage], str]:
         base = (

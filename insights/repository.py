@@ -7,10 +7,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.storage.db import Database, chunked
+from app.core.storage.db import chunked
 from insights.model import (
     Importance,
     Insight,
@@ -25,7 +25,6 @@ from insights.model import (
 from insights.tables import (
     InsightAccessRow,
     InsightCursorRow,
-    InsightLLMUsageRow,
     InsightRow,
     InsightWeightRow,
 )
@@ -173,30 +172,3 @@ class InsightRepository:
             )
         else:
             row.last_row_id, row.last_run_at = row_id, at
-
-
-class SqlUsageLedger:
-    """LLM token use kept in SQLite so the daily cap holds across processes and restarts."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
-    def tokens_used_since(self, since_ms: int) -> int:
-        used = InsightLLMUsageRow.prompt_tokens + InsightLLMUsageRow.completion_tokens
-        with self._db.read() as session:
-            total = session.scalar(
-                select(func.coalesce(func.sum(used), 0)).where(InsightLLMUsageRow.at >= since_ms)
-            )
-            return int(total or 0)
-
-    def record(self, *, at: int, model: str, prompt_tokens: int, completion_tokens: int, cost: float) -> None:
-        with self._db.write() as session:
-            session.add(
-                InsightLLMUsageRow(
-                    at=at,
-                    model=model,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                    cost=cost,
-                )
-            )

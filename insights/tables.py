@@ -87,18 +87,3 @@ class InsightCursorRow(Base):
     channel: Mapped[str] = mapped_column(String(512), primary_key=True)
     last_row_id: Mapped[int] = mapped_column(Integer, default=0)
     last_run_at: Mapped[int] = mapped_column(BigInteger)
-
-
-class InsightLLMUsageRow(Base):
-    """Token use of the LLM extractor, for cost display and the daily cap."""
-
-    __tablename__ = "insight_llm_usage"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    at: Mapped[int] = mapped_column(BigInteger)
-    model: Mapped[str] = mapped_column(String(200))
-    prompt_tokens: Mapped[int] = mapped_column(Integer)
-    completion_tokens: Mapped[int] = mapped_column(Integer)
-    cost: Mapped[float] = mapped_column(Float)
-
-    __table_args__ = (Index("ix_insight_llm_usage_at", "at"),)

@@ -24,6 +24,7 @@ from app.api.routes import (
     insights,
     kb,
     messages,
+    privacy,
     search,
     stats,
 )
@@ -45,6 +46,7 @@ ROUTERS = (
     kb.router,
     importing.router,
     brief.router,
+    privacy.router,
 )
 
 DESCRIPTION = (

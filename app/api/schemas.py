@@ -80,6 +80,9 @@ class SearchIn(BaseModel):
     until: str | int | None = Field(
         None, description="ISO date/time or Unix ms; a bare date means end of day"
     )
+    reveal: bool = Field(
+        False, description="return detected secrets verbatim (refused unless [privacy] allow_reveal = true)"
+    )
 
 
 class HitOut(BaseModel):

@@ -33,6 +33,8 @@ def generate(
         f"{report.created} new, {report.updated} updated, {report.unchanged} unchanged "
         f"(extractor: {', '.join(report.extractors) or 'none'})"
     )
+    for notice in report.notices:
+        console.print(f"[yellow]warning:[/yellow] {notice}; rules were used (see `strata llm usage`)")
 
 
 @insights_app.command("list")

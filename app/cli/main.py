@@ -17,6 +17,7 @@ from app.cli.kb import kb_app
 from app.cli.llm import llm_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
+from app.cli.privacy import privacy_app
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
@@ -69,6 +70,7 @@ cli.command("serve")(serve_command)
 cli.command("token")(token_command)
 cli.add_typer(mcp_app, name="mcp")
 cli.add_typer(llm_app, name="llm")
+cli.add_typer(privacy_app, name="privacy")
 
 
 def run() -> None:

@@ -12,6 +12,7 @@ from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
+from app.core.llm.base import LLM
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
@@ -32,7 +33,8 @@ from forgetting.summary_index import SummaryIndex
 
 log = logging.getLogger(__name__)
 
-LLMClientFactory = Callable[[], Any]
+# Builds the guarded LLM when a run needs it (preparing the transport may fail on bad settings).
+LLMFactory = Callable[[], LLM]
 
 
 def config_from_settings(settings: ForgettingSettings) -> ForgetConfig:
@@ -63,7 +65,7 @@ class ForgettingService:
         user_id: str,
         settings: ForgettingSettings | None = None,
         llm: LLMSettings | None = None,
-        llm_client_factory: LLMClientFactory | None = None,
+        llm_factory: LLMFactory | None = None,
         keywords: KeywordIndex | None = None,
         rrf_k: int = 60,
     ) -> None:
@@ -72,7 +74,7 @@ class ForgettingService:
         self.user_id = user_id
         self.settings = settings or ForgettingSettings()
         self.llm = llm or LLMSettings()
-        self.llm_client_factory = llm_client_factory
+        self.llm_factory = llm_factory
         self.config = config_from_settings(self.settings)
         keywords = keywords or KeywordIndex()
         self.summaries = SummaryIndex(db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k)
@@ -215,14 +217,14 @@ class ForgettingService:
 
     # -- LLM ----------------------------------------------------------------------------------
     def _llm_configured(self) -> bool:
-        return self.llm_client_factory is not None
+        return self.llm_factory is not None
 
     def _llm_summarizer(self) -> Summarizer | None:
-        if not (self.settings.use_llm and self.llm_client_factory is not None):
+        if not (self.settings.use_llm and self.llm_factory is not None):
             return None
         try:
-            client = self.llm_client_factory()
+            llm = self.llm_factory()
         except Exception as exc:  # a broken LLM config falls back to rules, reported in the log
             log.warning("LLM client unavailable, using rule-based summaries: %s", exc)
             return None
-        return LLMSummarizer(client, self.llm.model, max_key_points=self.config.max_key_points)
+        return LLMSummarizer(llm, max_key_points=self.config.max_key_points)

@@ -10,11 +10,11 @@ from app.core.clock import DAY_MS, Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.llm.base import LLM
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorStore
-from app.services.llm import LLMClient, LLMKeys
 from insights import scoring, trends
 from insights.brief import OpenLoops, open_loops
 from insights.extractors import Extractor
@@ -24,7 +24,7 @@ from insights.index import InsightIndex
 from insights.model import Importance, InsightKind, InsightStatus
 from insights.pipeline import GenerationReport, InsightPipeline
 from insights.ranking import RankedInsight, rank
-from insights.repository import InsightRepository, SqlUsageLedger, to_insight, to_weights
+from insights.repository import InsightRepository, to_insight, to_weights
 
 SORTS = ("score", "value", "recent", "due", "importance", "urgency")
 STATES = ("active", "dormant")
@@ -224,7 +224,7 @@ def _sort_key(sort: str) -> Callable[[RankedInsight], Any]:
 
 def build_insights_service(
     settings: Settings, *, db: Database, vectors: VectorStore, embedder: Embedder, keywords: KeywordIndex,
-    clock: Clock, events: EventBus | None = None, llm_client: Any = None,
+    clock: Clock, events: EventBus | None = None, llm: LLM | None = None,
 ) -> InsightsService:  # fmt: skip
     """Wire rules (always) and the LLM extractor (when configured) into a pipeline and the service."""
     try:
@@ -236,13 +236,8 @@ def build_insights_service(
         ) from exc
     rules = RuleExtractor(tz=tz, known_names=settings.insights.identities)
     extractor: Extractor = rules
-    if settings.llm.enabled and settings.insights.use_llm:
-        # Without a client from the composition root, the key comes from the environment only.
-        client = llm_client or LLMClient(settings.llm, LLMKeys(None))
-        extractor = LLMExtractor(
-            client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
-            daily_token_cap=settings.llm.daily_token_cap,
-        )  # fmt: skip
+    if llm is not None and settings.llm.enabled and settings.insights.use_llm:
+        extractor = LLMExtractor(llm, fallback=rules)
     index = InsightIndex(vectors, embedder, keywords)
     pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
     return InsightsService(

@@ -114,4 +114,5 @@ def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[
 
 @router.get("/summaries/{summary_id}", summary="The summary that replaced a group of archived messages")
 def get_summary(request: Request, summary_id: str) -> dict[str, Any]:
-    return _services(request).forgetting.summary(summary_id).to_dict()
+    services = _services(request)
+    return services.privacy.mask_payload(services.forgetting.summary(summary_id).to_dict())

@@ -39,7 +39,8 @@ def list_insights(
             sort=sort, label=label, importance=importance, state=state, kind=kind, status=status,
             limit=limit, offset=offset,
         )  # fmt: skip
-    return {"items": [r.to_dict(full=False) for r in items], "count": len(items), "offset": offset}
+    page = {"items": [r.to_dict(full=False) for r in items], "count": len(items), "offset": offset}
+    return get_services(request).privacy.mask_payload(page)  # text from chats: secrets masked
 
 
 @router.get("/insights/brief", summary="Open loops: my tasks, what I wait on, questions to me")
@@ -48,14 +49,16 @@ def insights_brief(
     me: list[str] | None = Query(None, description="names you go by (default: insights.identities)"),
     limit: int = Query(20, ge=1, le=200),
 ) -> dict[str, Any]:
-    return get_services(request).insights.brief(limit, me or None).to_dict()
+    services = get_services(request)
+    return services.privacy.mask_payload(services.insights.brief(limit, me or None).to_dict())
 
 
 @router.get(
     "/insights/{insight_id}", summary="One insight with details, timeline and evidence (counts a view)"
 )
 def get_insight(request: Request, insight_id: InsightId) -> dict[str, Any]:
-    return get_services(request).insights.get(insight_id).to_dict()
+    services = get_services(request)
+    return services.privacy.mask_payload(services.insights.get(insight_id).to_dict())
 
 
 @router.post("/insights/{insight_id}/favorite", summary="Favorite or unfavorite an insight")

@@ -81,20 +81,20 @@ def register(server: MCPServer, services: Services) -> None:
         page: dict[str, Any] = {"items": items, "count": len(items)}
         if len(found) > limit:
             page["next_offset"] = offset + limit
-        return page
+        return services.privacy.mask_payload(page)  # text from chats: secrets masked for the agent
 
     @_tool
     def get_insight(
         id: Annotated[str, Field(min_length=1, max_length=64, description="insight id")],
     ) -> dict[str, Any]:
-        return insights.get(id).to_dict()
+        return services.privacy.mask_payload(insights.get(id).to_dict())
 
     @_tool
     def open_loops(
         me: Annotated[list[str] | None, Field(max_length=20, description="names the user goes by")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="items per section")] = 10,
     ) -> dict[str, Any]:
-        return insights.brief(limit, me or None).to_dict()
+        return services.privacy.mask_payload(insights.brief(limit, me or None).to_dict())
 
     server.add_tool(list_insights, description=LIST_DESCRIPTION, annotations=READ_ONLY)
     server.add_tool(

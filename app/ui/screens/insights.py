@@ -186,6 +186,14 @@ class InsightsScreen(Screen):
         def done(report: Any) -> None:
             self.generate_button.setEnabled(True)
             count = len(getattr(report, "ids", ()) or ())
+            notices = " ".join(getattr(report, "notices", ()) or ())
+            if notices:  # e.g. the daily LLM cap: said out loud, never a silent fallback
+                self.banner.show_message(
+                    f"Insight run finished: {count} new or updated. {notices}; rule-based extraction "
+                    "was used (usage in Settings → Privacy and LLM usage).",
+                    "info",
+                )
+                return
             self.banner.show_message(f"Insight run finished: {count} new or updated.", "ok")
 
         def failed(exc: BaseException) -> None:

@@ -1,4 +1,4 @@
-"""Settings screen: data dir, embeddings, LLM endpoint, API server, MCP install, schedules."""
+"""Settings screen: data dir, embeddings, LLM endpoint, API server, MCP install, privacy, schedules."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -27,6 +28,7 @@ from app.ui.events import SETTINGS
 from app.ui.screens.base import Screen
 from app.ui.screens.settings_integrations import IntegrationsSection
 from app.ui.screens.settings_llm_key import LlmKeyRow
+from app.ui.screens.settings_privacy import PrivacySection
 from app.ui.settings_file import update_settings_file
 from app.ui.widgets import muted
 
@@ -49,6 +51,8 @@ class SettingsScreen(Screen):
         self._build_api(settings)
         self.integrations = IntegrationsSection(self)
         self.form_area.addWidget(self.integrations)
+        self.privacy = PrivacySection(self)
+        self.form_area.addWidget(self.privacy)
         self._build_schedules()
         self.form_area.addStretch(1)
 
@@ -56,6 +60,7 @@ class SettingsScreen(Screen):
         self.refresh_server_status()
         self.integrations.reload()
         self.llm_key.reload()
+        self.privacy.reload()
         self._load_jobs()
 
     # --- sections --------------------------------------------------------------------------
@@ -227,6 +232,10 @@ class SettingsScreen(Screen):
             self.jobs.setItem(row, 1, QTableWidgetItem(name))
             when = next_run.strftime("%Y-%m-%d %H:%M") if next_run is not None else "paused"
             self.jobs.setItem(row, 2, QTableWidgetItem(when))
+
+    def confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text)
+        return answer == QMessageBox.StandardButton.Yes
 
     def copy_to_clipboard(self, text: str, what: str) -> None:
         QGuiApplication.clipboard().setText(text)
