@@ -81,8 +81,10 @@ DROPPED_SUBJECT = re.compile(r"^(?:(?:ok|okay|sure|yep|yes),? )?(?:will|gonna|ca
 TODO = re.compile(r"^(?:todo|to-do|action item|action|ai)(?: for (@?[\w.\-]+))?\s*:\s*", re.I)
 ACK = re.compile(r"^(?:sure|yes|yep|yup|ok|okay|k|will do|on it|sounds good|np|no problem|👍|✅|ack)\b", re.I)
 DONE = re.compile(
-    r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|✅)\b"
-    r"|\b(?:done|sent it|is up|updated|published|merged|booked|fixed|uploaded|shipped|submitted)\b",
+    r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|paid|called"
+    r"|signed|filed|renewed|rewritten|replied|ordered|✅)\b"
+    r"|\b(?:done|sent it|is up|updated|published|merged|booked|fixed|uploaded|shipped|submitted|paid"
+    r"|called|signed|filed|rewritten|picked up)\b|✅",
     re.I,
 )
 DEADLINE = re.compile(
@@ -93,7 +95,8 @@ DEADLINE = re.compile(
 )
 BLOCKER = re.compile(
     r"\b(?:blocked|blocking|blocker|outage|(?<!without )incident(?! review| report)|sev ?[0-3]|p[01]"
-    r"|is down|are down|went down|(?:is|are|been|'s) down for|(?:been|is|are|was|were) down since"
+    r"|is down|are down|went down|(?:vpn|site|server|api|app|prod|wifi|network|database|db|website|email)"
+    r" (?:is )?down|(?:is|are|been|'s) down for|(?:been|is|are|was|were) down since"
     r"|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
     r"|can'?t (?:deploy|log ?in|edit|access|reach|merge|push|connect|build|work)"
     r"|cannot (?:deploy|log ?in|edit|access|reach|merge|push|connect)|nobody can|not working"
@@ -111,7 +114,8 @@ PAST_TROUBLE = re.compile(
 )
 RECOVERED = re.compile(
     r"\b(?:recovered|resolved|is back|are back|back to (?:normal|baseline)|fixed|mitigated|all clear"
-    r"|working again)\b",
+    r"|working again|closed the (?:incident|ticket|issue)|incident (?:is )?closed|is gone|fix (?:is )?merged"
+    r"|merged the fix|green again)\b",
     re.I,
 )
 MEETING_AS_VERB = re.compile(r"(?:'m|\bam|'re|\bare|\bis|\bwas|\bwere|\bbeen|\bbe) meeting\b", re.I)

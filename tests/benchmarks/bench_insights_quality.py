@@ -87,8 +87,11 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         report = harness.score(scenarios, result)
         services.close()
-    print(f"## insight quality: {len(scenarios)} scenarios, {report.messages} messages, "
-          f"{'MiniLM' if args.model else 'hashing'} embedder, {elapsed:.1f}s, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    embedder = "MiniLM" if args.model else "hashing"
+    print(
+        f"## insight quality: {len(scenarios)} scenarios, {report.messages} messages, {embedder} embedder,"
+        f" {elapsed:.1f}s, load {os.getloadavg()[0]:.2f}"
+    )
     print("\n".join(report.lines()))
     if args.show:
         for name, k in report.kinds.items():
@@ -100,6 +103,8 @@ def main() -> int:
             print(f"  DUP   {line}")
         for line in report.owner_wrong:
             print(f"  OWNER {line}")
+        for line in report.not_closed:
+            print(f"  NOT-CLOSED {line}")
         for line in report.wrongly_closed:
             print(f"  CLOSED-WRONGLY {line}")
     return 0

@@ -91,6 +91,7 @@ class Report:
     closed_ok: int = 0
     closed_n: int = 0
     wrongly_closed: list[str] = field(default_factory=list)
+    not_closed: list[str] = field(default_factory=list)
     owner_wrong: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
 
@@ -115,7 +116,8 @@ class Report:
         owner = self.owner_ok / self.owner_n if self.owner_n else 1.0
         closed = self.closed_ok / self.closed_n if self.closed_n else 1.0
         out.append(
-            f"overall precision {self.precision:.2f}; owner accuracy {owner:.2f} ({self.owner_ok}/{self.owner_n});"
+            f"overall precision {self.precision:.2f};"
+            f" owner accuracy {owner:.2f} ({self.owner_ok}/{self.owner_n});"
             f" insights per real item {self.per_item:.2f}; closed detected {closed:.2f}"
             f" ({self.closed_ok}/{self.closed_n}); insights per 100 messages"
             f" {100 * self.insights / max(self.messages, 1):.1f} ({self.insights}/{self.messages})"
@@ -130,7 +132,7 @@ def load(path: Path = SET_FILE) -> list[Scenario]:
     in_expect = False
     for raw in path.read_text(encoding="utf-8").splitlines():
         line = raw.rstrip()
-        if not line or line.startswith("#") and not line.startswith("###"):
+        if not line or (line.startswith("#") and not line.startswith("###")):
             continue
         if m := _SCENARIO.match(line):
             scenarios.append(Scenario(m.group(1), m.group(2)))
@@ -149,7 +151,9 @@ def load(path: Path = SET_FILE) -> list[Scenario]:
                 raise ValueError(f"bad label line: {line!r}")
             opts = dict(kv.split("=", 1) for kv in m.group(3).split())
             scenarios[-1].items.append(
-                Item(m.group(1), frozenset(m.group(2).split("|")), opts.get("owner"), opts.get("state", "open"))
+                Item(
+                    m.group(1), frozenset(m.group(2).split("|")), opts.get("owner"), opts.get("state", "open")
+                )
             )
         else:
             m = _MESSAGE.match(line)
@@ -157,7 +161,9 @@ def load(path: Path = SET_FILE) -> list[Scenario]:
                 raise ValueError(f"bad message line: {line!r}")
             at = day + timedelta(days=int(m.group(2) or 0), hours=int(m.group(3)), minutes=int(m.group(4)))
             scenarios[-1].messages.append(
-                Message(m.group(1), platform, channel, m.group(5).strip(), int(at.timestamp() * 1000), m.group(6))
+                Message(
+                    m.group(1), platform, channel, m.group(5).strip(), int(at.timestamp() * 1000), m.group(6)
+                )
             )
     return scenarios
 
@@ -185,7 +191,9 @@ def score(scenarios: Sequence[Scenario], found: Sequence[Found]) -> Report:
         for item in s.items:
             k = kinds[item.kind]
             k.items += 1
-            hits = [f for f in scored if KIND_OF.get(f.kind, f.kind) == item.kind and f.evidence & item.anchors]
+            hits = [
+                f for f in scored if KIND_OF.get(f.kind, f.kind) == item.kind and f.evidence & item.anchors
+            ]
             if item.owner:
                 # Two tasks in one message: the one with the right owner is this item's.
                 want = aliases.get(item.owner, {item.owner})
@@ -210,6 +218,8 @@ def score(scenarios: Sequence[Scenario], found: Sequence[Found]) -> Report:
             if item.state == "done":
                 report.closed_n += 1
                 report.closed_ok += all(f.closed for f in hits)
+                if not all(f.closed for f in hits):
+                    report.not_closed.append(f"{s.id} {first.title}")
             elif any(f.closed for f in hits):
                 report.wrongly_closed.append(f"{s.id} {first.title}")
     for f in scored:
