@@ -19,7 +19,7 @@ MENTION = re.compile(r"@([\w.\-]+)")
 BOT_AUTHOR = re.compile(r"(?:bot|alerts?|pagerduty|opsgenie|sentry|grafana|monitor|datadog)\b", re.I)
 
 SARCASM = re.compile(
-    r"(?:^|\s)/s\b|🙄|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b|\bwhat could go wrong\b"
+    r"(?:^|\s)/s\b|🙄|🙃|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b|\bwhat could go wrong\b"
     r"|\blove that for us\b|\bexactly how i wanted\b",
     re.I,
 )
@@ -48,7 +48,14 @@ REQUEST = re.compile(
     r"|\b(?:please|pls|plz)[.!]*$",
     re.I,
 )
-ADDRESSED_REQUEST = re.compile(r"\b(?:do you )?(?:want|wanna) to\b|\bmind\b", re.I)
+ADDRESSED_REQUEST = re.compile(
+    r"\b(?:do you )?(?:want|wanna) to\b|\bmind\b|\b(?:do|would) you have (?:time|a minute|a sec) to\b"
+    r"|\bare you able to\b",
+    re.I,
+)
+# "Ben to write the PRD", "@carla to draft the launch email": the named person owns the task.
+NAMED_TASK = re.compile(r"^@?([\w.\-]+) to (?!be\b|the\b|a\b|an\b|me\b|you\b|us\b)([a-z]+)\b")
+NAMED_SPLIT = re.compile(r",\s+(?:and\s+)?(?=@?[\w.\-]+ to [a-z]+\b)")
 IMPERATIVE = re.compile(
     r"^(?:just |pls |please )?(?:send|share|check|review|update|fix|rebase|add|write|look|take|ping|call"
     r"|book|file|open|make|prepare|schedule|sign|approve|merge|deploy|test|confirm|draft|grab|create|move"
@@ -79,6 +86,12 @@ TEAM_COMMITMENT = re.compile(r"\b(?:we'll|we will|we're going to) (?!see\b|go wi
 # "will send after lunch": a commitment with the "I" dropped, as chat does.
 DROPPED_SUBJECT = re.compile(r"^(?:(?:ok|okay|sure|yep|yes),? )?(?:will|gonna|can do) (?!be\b)\w+", re.I)
 TODO = re.compile(r"^(?:todo|to-do|action item|action|ai)(?: for (@?[\w.\-]+))?\s*:\s*", re.I)
+# The words of "ok, will do", "not yet, on it tomorrow": nothing about what the task is.
+ACK_WORDS = re.compile(
+    r"\b(?:not yet|will do|can do|on it|sure|yes|yep|ok|okay|tomorrow|today|tonight|later|soon|asap"
+    r"|in the morning|this (?:evening|afternoon|week|weekend)|after lunch|next week)\b",
+    re.I,
+)
 ACK = re.compile(r"^(?:sure|yes|yep|yup|ok|okay|k|will do|on it|sounds good|np|no problem|👍|✅|ack)\b", re.I)
 DONE = re.compile(
     r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|paid|called"
