@@ -150,6 +150,8 @@ class Insight:
     created_at: int
     updated_at: int
     weights: InsightWeights = field(default_factory=InsightWeights)
+    lifecycle: str = "open"  # open | done | dismissed | snoozed (insights/lifecycle.py)
+    snoozed_until: int | None = None
 
     @property
     def kind(self) -> InsightKind:
@@ -168,6 +170,8 @@ class Insight:
             "urgency": d.urgency.value,
             "taskLabel": d.task_label,
             "status": d.status.value,
+            "lifecycle": self.lifecycle,
+            "snoozedUntil": iso(self.snoozed_until),
             "owner": d.owner,
             "author": d.author,
             "addressedTo": list(d.addressed_to),

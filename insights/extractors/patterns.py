@@ -19,8 +19,8 @@ MENTION = re.compile(r"@([\w.\-]+)")
 BOT_AUTHOR = re.compile(r"(?:bot|alerts?|pagerduty|opsgenie|sentry|grafana|monitor|datadog)\b", re.I)
 
 SARCASM = re.compile(
-    r"(?:^|\s)/s\b|🙄|🙃|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b|\bwhat could go wrong\b"
-    r"|\blove that for us\b|\bexactly how i wanted\b",
+    r"(?:^|\s)/s\b|🙄|🙃|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b"
+    r"|\bwhat could go wrong\b|\blove that for us\b|\bexactly how i wanted\b",
     re.I,
 )
 DECISION = re.compile(

@@ -43,17 +43,20 @@ class _Item:
 
 
 class RuleExtractor:
-    """`known_names` (the user's identities) count as participants even before they speak."""
+    """`known_names` (the user's identities) count as participants even before they speak.
+
+    It is re-read on every `extract`, so a live view (the names the user gave) stays current.
+    """
 
     name = "rules"
 
     def __init__(self, *, tz: tzinfo = UTC, known_names: Iterable[str] = ()) -> None:
         self._tz = tz
-        self._known = tuple(known_names)
+        self._known = known_names
 
     def extract(self, messages: Sequence[ChatMessage]) -> list[InsightDraft]:
         ordered = sorted(messages, key=lambda m: (m.timestamp, m.message_id))
-        return _Run(ordered, self._tz, self._known).run()
+        return _Run(ordered, self._tz, tuple(self._known)).run()
 
 
 class _Run:
@@ -116,10 +119,14 @@ class _Run:
             addressees = self._addressees(question_parts[0], text)
             if not addressees and _YOU.search(q) and (prev := self._previous_speaker(i)):
                 addressees = (prev,)
-            if not addressees and msg.platform == "email" and self._known:
-                # A question in the user's mailbox from someone else waits on the user.
-                if msg.person.casefold() not in {k.casefold() for k in self._known}:
-                    addressees = (self._known[0],)
+            mine = {k.casefold() for k in self._known}
+            if (
+                not addressees
+                and msg.platform == "email"
+                and self._known
+                and msg.person.casefold() not in mine
+            ):
+                addressees = (self._known[0],)  # a question in the user's mailbox waits on the user
             self._add(InsightKind.QUESTION, i, q, text, addressed_to=addressees)
 
     def _is_decision(self, stated: str) -> bool:
