@@ -55,6 +55,11 @@ ADDRESSED_REQUEST = re.compile(
 )
 # "Ben to write the PRD", "@carla to draft the launch email": the named person owns the task.
 NAMED_TASK = re.compile(r"^@?([\w.\-]+) to (?!be\b|the\b|a\b|an\b|me\b|you\b|us\b)([a-z]+)\b")
+# "Paolo will rotate the credentials by Friday": said about a named person, it is their task.
+NAMED_WILL = re.compile(
+    r"^@?(?!(?i:i|we|you|it|this|that|they|he|she|there|which|who|what|someone|everyone|nobody)\b)([\w.\-]+)"
+    r" (?:will|is going to|is gonna)(?! be\b| not\b| never\b) ([a-z]+)\b"
+)
 NAMED_SPLIT = re.compile(r",\s+(?:and\s+)?(?=@?[\w.\-]+ to [a-z]+\b)")
 IMPERATIVE = re.compile(
     r"^(?:just |pls |please )?(?:send|share|check|review|update|fix|rebase|add|write|look|take|ping|call"
@@ -97,7 +102,7 @@ DONE = re.compile(
     r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|paid|called"
     r"|signed|filed|renewed|rewritten|replied|ordered|✅)\b"
     r"|\b(?:done|sent it|is up|updated|published|merged|booked|fixed|uploaded|shipped|submitted|paid"
-    r"|called|signed|filed|rewritten|picked up)\b|✅",
+    r"|called|signed|filed|rewritten|picked up|got the|bought)\b|✅",
     re.I,
 )
 DEADLINE = re.compile(
@@ -159,7 +164,11 @@ SMALL_TALK = re.compile(
     r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b",
     re.I,
 )
-ASK_NOT_TASK = re.compile(r"\b(?:can|could) (?:you|someone|anyone) (?:explain|tell me)\b", re.I)
+ASK_NOT_TASK = re.compile(
+    r"\b(?:can|could) (?:you|someone|anyone)"
+    r" (?:explain|tell me|confirm (?:whether|if)|let me know (?:whether|if))\b",
+    re.I,
+)
 ANSWER_START = re.compile(
     r"^(?:yes|yeah|yep|yup|ya|no|nope|nah|sure|it (?:is|does|did|was|will|should)|it'?s|its|not|i think"
     r"|probably|maybe|definitely|afaik|iirc|should be|we can|we should|you can|you should|i'd|me\b"

@@ -95,11 +95,13 @@ class _Run:
                 action_n += 1
                 kinds.add(InsightKind.ACTION_ITEM)
                 continue
-            if InsightKind.DECISION not in kinds and self._is_decision(stated):
-                self._add(InsightKind.DECISION, i, s, text)
+            decided = InsightKind.DECISION not in kinds and self._is_decision(stated)
+            if decided:
+                # "we agreed the launch is on May 12": one decision with its date, not a second deadline.
+                self._add(InsightKind.DECISION, i, s, text, due_at=self._due(s, msg))
                 kinds.add(InsightKind.DECISION)
             if (
-                InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s)
+                not decided and InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s)
                 and (due := self._due(s, msg)) is not None and due >= msg.timestamp - PAST_SLACK_MS
             ):  # fmt: skip
                 self._add(InsightKind.DEADLINE, i, s, text, due_at=due)
@@ -165,7 +167,7 @@ class _Run:
         ) and not p.NOT_COMMITMENT.search(s)
         owner: str | None
         lead = p.VOCATIVE_LEAD.sub("", s)
-        named = p.NAMED_TASK.match(lead)
+        named = p.NAMED_TASK.match(lead) or p.NAMED_WILL.match(lead)
         if named and (named.group(1).casefold() in self.names or named.group(1)[:1].isupper()):
             owner = self._canonical(named.group(1).lstrip("@"))
             requested = owner.casefold() != msg.person.casefold()
@@ -182,7 +184,7 @@ class _Run:
             elif p.EVERYONE.search(low):
                 owner = None
             else:
-                owner = self._previous_speaker(i)
+                owner = self._previous_speaker(i) or self._other_person(msg)
             if owner is not None and self._merge_commitment(i, msg, s, owner):
                 return True
             self._add_action(i, msg, s, n, owner=owner, requested=True, addressees=addressees)
@@ -423,6 +425,16 @@ class _Run:
                 return None
             if other.person != me.person and not p.BOT_AUTHOR.search(other.person):
                 return other.person
+        return None
+
+    def _other_person(self, msg: ChatMessage) -> str | None:
+        """In a one-to-one chat (or the user's mailbox) a request goes to the other person."""
+        people = {m.person for m in self.msgs}
+        if self.two_person:
+            return next(iter(people - {msg.person}), None)
+        mine = {k.casefold() for k in self._known}
+        if msg.platform == "email" and mine and msg.person.casefold() not in mine:
+            return self._known[0]
         return None
 
     def _asked_before(self, i: int, msg: ChatMessage) -> str | None:

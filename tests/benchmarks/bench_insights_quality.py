@@ -70,8 +70,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", action="store_true", help="MiniLM embedder instead of hashing")
     parser.add_argument("--show", action="store_true", help="print misses, false insights, duplicates")
+    parser.add_argument("--heldout", action="store_true", help="the held-out set instead of the tuning set")
     args = parser.parse_args()
-    scenarios = harness.load()
+    scenarios = harness.load(harness.HELDOUT_FILE if args.heldout else harness.SET_FILE)
     with tempfile.TemporaryDirectory(prefix="strata-insq-") as tmp:
         services = build(Path(tmp) / "data", args.model)
         started = time.perf_counter()
@@ -81,7 +82,7 @@ def main() -> int:
         services.close()
     embedder = "MiniLM" if args.model else "hashing"
     print(
-        f"## insight quality: {len(scenarios)} scenarios, {report.messages} messages, {embedder} embedder,"
+        f"## insight quality ({'held-out' if args.heldout else 'tuning'} set): {len(scenarios)} scenarios, {report.messages} messages, {embedder} embedder,"
         f" {elapsed:.1f}s, load {os.getloadavg()[0]:.2f}"
     )
     print("\n".join(report.lines()))

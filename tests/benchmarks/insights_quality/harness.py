@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 SET_FILE = Path(__file__).with_name("scenarios.txt")
+HELDOUT_FILE = Path(__file__).with_name("heldout.txt")
 ME = ("alex",)
 KINDS = ("decision", "commitment", "deadline", "blocker", "question")
 # The extractor's kind names for the label kinds; meetings are not scored.
