@@ -50,8 +50,11 @@ def close(
                 continue
             age = msg.timestamp - d.occurred_at
             if d.kind is InsightKind.ACTION_ITEM:
-                # Only the owner (or anyone, for an unowned ask) reports their task done.
-                if age <= 0 or age > TASK_WINDOW_MS or not (d.owner is None or same(d.owner, msg.person)):
+                # Only the owner (or anyone, for an unowned ask) reports their task done, or someone
+                # naming the owner: "Login fix from Maria is merged".
+                named = d.owner is not None and d.owner.casefold() in text.casefold()
+                by_owner = d.owner is None or same(d.owner, msg.person) or named
+                if age <= 0 or age > TASK_WINDOW_MS or not by_owner:
                     continue
             elif age <= 0 or age > INCIDENT_WINDOW_MS or how != "recovered":
                 continue

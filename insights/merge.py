@@ -21,9 +21,9 @@ MIN_SHARED = 2  # two content words in common: one is coincidence ("deploy", "fr
 SAME_PEOPLE_SIMILARITY = 0.5
 OTHER_PEOPLE_SIMILARITY = 0.6
 CHANGE = re.compile(
-    r"\b(?:after all|change of plans?|changed (?:our|my) minds?|scratch that|moved to|moving (?:it )?to"
-    r"|pushed (?:back )?to|postponed|slips|slipped|rescheduled|now (?:due|on)|instead of (?:march|april"
-    r"|monday|tuesday|wednesday|thursday|friday|\w+day))\b",
+    r"\b(?:after all|change of plans?|changed (?:our|my) minds?|scratch that|moved to|moves to"
+    r"|moving (?:it )?to|pushed (?:back )?to|postponed|slips|slipped|rescheduled|now (?:due|on)"
+    r"|instead of (?:march|april|monday|tuesday|wednesday|thursday|friday|\w+day))\b",
     re.I,
 )
 # Kinds that may name the same item: a reminder "we need it signed by Monday" repeats the request.
@@ -94,7 +94,8 @@ def find_target(
         shared = len(mine & c.words)
         people = same_person(d.author, draft.author) or same_person(d.owner, draft.owner)
         if changing and draft.channel in c.channels and d.occurred_at <= draft.occurred_at and shared >= 1:
-            sim = 1.0  # "pushed to Tuesday" names the item by one word and changes it
+            # "pushed to Tuesday" names the item by one word and changes it; same kind first.
+            sim = 1.0 if d.kind is draft.kind else 0.9
         elif (
             draft.kind is InsightKind.BLOCKER and d.kind is InsightKind.BLOCKER
             and draft.channel in c.channels and abs(d.occurred_at - draft.occurred_at) <= INCIDENT_MS

@@ -89,8 +89,9 @@ _REQUEST_CUE = re.compile(
 )
 # Lead-ins a person would not write in a task list: "heads up:", "update:", "Decision:", "ok so".
 _LEAD = re.compile(
-    r"^(?:(?:ok|okay|so|update|heads up|fyi|reminder|psa|note|alert|blocked|decision|final call"
-    r"|final decision|change of plans?|good news|bad news|as decided|hi all|hey all|all)\s*[:,!.\-—]*\s+)+",
+    r"^(?:(?:(?:ok|okay|so|update|heads up|fyi|(?:quick |gentle )?reminder|psa|note|alert|blocked|decision"
+    r"|final call|final decision|open question|change of plans?|good news|bad news|as decided|hi all"
+    r"|hey all|all)\s*[:,!.\-—]*\s+)|(?:[\w\-]+ ){0,3}(?:outcome|summary|recap|update):\s+)+",
     re.I,
 )
 _DECIDED = re.compile(

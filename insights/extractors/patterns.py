@@ -93,7 +93,7 @@ DROPPED_SUBJECT = re.compile(r"^(?:(?:ok|okay|sure|yep|yes),? )?(?:will|gonna|ca
 TODO = re.compile(r"^(?:todo|to-do|action item|action|ai)(?: for (@?[\w.\-]+))?\s*:\s*", re.I)
 # The words of "ok, will do", "not yet, on it tomorrow": nothing about what the task is.
 ACK_WORDS = re.compile(
-    r"\b(?:not yet|will do|can do|on it|sure|yes|yep|ok|okay|tomorrow|today|tonight|later|soon|asap"
+    r"\b(?:i'?m|not yet|will do|can do|on it|sure|yes|yep|ok|okay|tomorrow|today|tonight|later|soon|asap"
     r"|in the morning|this (?:evening|afternoon|week|weekend)|after lunch|next week)\b",
     re.I,
 )
@@ -125,6 +125,10 @@ BLOCKER = re.compile(
     r"|unreachable|times? out|timing out|hangs|(?:is|are) hanging(?! out| in there))\b",
     re.I,
 )
+# "the login bug is back on staging": trouble returning, not a recovery.
+REGRESSION = re.compile(
+    r"\b(?:bug|issue|error|errors|problem|crash|regression|outage)\b[^.!?]{0,40}\bis back\b", re.I
+)
 # "after the last outage …" looks back; it reports nothing new.
 PAST_TROUBLE = re.compile(
     r"\b(?:last|previous|after the|since the|during the|remember (?:the|when))\s+\w*\s*(?:outage|incident)",
@@ -133,7 +137,7 @@ PAST_TROUBLE = re.compile(
 RECOVERED = re.compile(
     r"\b(?:recovered|resolved|is back|are back|back to (?:normal|baseline)|fixed|mitigated|all clear"
     r"|working again|closed the (?:incident|ticket|issue)|incident (?:is )?closed|is gone|fix (?:is )?merged"
-    r"|merged the fix|green again)\b",
+    r"|merged the fix|green again|closing the (?:incident|ticket|issue))\b",
     re.I,
 )
 MEETING_AS_VERB = re.compile(r"(?:'m|\bam|'re|\bare|\bis|\bwas|\bwere|\bbeen|\bbe) meeting\b", re.I)
@@ -142,7 +146,7 @@ MEETING = re.compile(
     r"|huddle|all-?hands|interview|retro|retrospective|study session|webinar|office hours"
     r"|(?:design|code|forecast|sprint|quarterly|performance|pipeline|budget|roadmap|security|product"
     r"|incident) review|(?:the|a|our|renewal|planning|sales|team|weekly|daily|quick|intro|zoom|video"
-    r"|conference|discovery|status) call|(?:call|review|raid|dinner|lunch|party|game night) (?:is|at|on|moved"
+    r"|conference|discovery|status) call|(?:call|raid|dinner|lunch|party|game night) (?:is|at|on|moved"
     r"|tomorrow|today|tonight))\b",
     re.I,
 )

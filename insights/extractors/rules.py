@@ -21,6 +21,8 @@ RECOVERY_WINDOW_MS = 2 * DAY_MS
 ADJACENT_MESSAGES = 3
 PAST_SLACK_MS = 12 * HOUR_MS  # "the call at 9 today", said at 10, still names today's meeting
 _YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
+# "Great, let's go with that": agreeing to what was just said, which is the decision itself.
+_AGREEMENT = re.compile(r"\b(?:go(?:ing)? with|stick with|do) (?:that|this|it)\b[.!]*$", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
     r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)",
@@ -107,8 +109,8 @@ class _Run:
                 self._add(InsightKind.DEADLINE, i, s, text, due_at=due)
                 kinds.add(InsightKind.DEADLINE)
             if (
-                InsightKind.BLOCKER not in kinds and p.BLOCKER.search(s)
-                and not p.RECOVERED.search(s) and not p.PAST_TROUBLE.search(s)
+                InsightKind.BLOCKER not in kinds and not p.PAST_TROUBLE.search(s)
+                and (p.REGRESSION.search(s) or (p.BLOCKER.search(s) and not p.RECOVERED.search(s)))
             ):  # fmt: skip
                 self._add(InsightKind.BLOCKER, i, s, text)
                 kinds.add(InsightKind.BLOCKER)
@@ -136,6 +138,7 @@ class _Run:
         said = bool(p.DECISION.search(stated) or p.IT_IS.match(lead))
         return (
             said
+            and not _AGREEMENT.search(lead)
             and not stated.endswith("?")
             and not p.NOT_DECIDED.match(lead)
             and not p.UNDECIDED.search(stated)
@@ -194,6 +197,8 @@ class _Run:
                 return True  # this message accepted an earlier request: no second item
             subject = s
             if len(p.content_words(p.ACK_WORDS.sub(" ", s))) <= 1:
+                if len(p.content_words(p.ACK_WORDS.sub(" ", p.normalize(msg.content)))) > 1:
+                    return True  # "I'm on it — I'll have a fix by noon": the other sentence is the task
                 # "on it" / "not yet, will do tomorrow" alone: the task is what was just asked.
                 asked = self._asked_before(i, msg)
                 if asked is None:
