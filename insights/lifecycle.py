@@ -62,5 +62,5 @@ class LifecycleStore:
 
     def set_identities(self, session: Session, *, user_id: str, names: Iterable[str], at: int) -> None:
         session.execute(delete(InsightIdentityRow).where(InsightIdentityRow.user_id == user_id))
-        for name in dict.fromkeys(names):
-            session.add(InsightIdentityRow(user_id=user_id, name=name, at=at))
+        for n, name in enumerate(dict.fromkeys(names)):
+            session.add(InsightIdentityRow(user_id=user_id, name=name, at=at + n))  # keeps the given order

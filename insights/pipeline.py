@@ -82,14 +82,15 @@ class InsightPipeline:
                 RawMessageRow.channel,
                 func.max(RawMessageRow.id),
                 func.count(),
+                func.min(RawMessageRow.timestamp),
             )
             groups = session.execute(
                 select(*columns)
                 .where(RawMessageRow.user_id == self.user_id)
                 .group_by(RawMessageRow.platform, RawMessageRow.channel)
             ).all()  # fmt: skip
-            work: list[GroupWork] = []
-            for platform, channel, max_id, total in groups:
+            work: list[tuple[int, GroupWork]] = []
+            for platform, channel, max_id, total, first in groups:
                 seen = cursors.get((platform, channel), 0)
                 if max_id > seen:
                     new = total if seen == 0 else session.scalar(
@@ -98,8 +99,10 @@ class InsightPipeline:
                             RawMessageRow.channel == channel, RawMessageRow.id > seen,
                         )
                     )  # fmt: skip
-                    work.append(GroupWork(platform, channel, int(new or 0), int(max_id)))
-        return work, len(groups)
+                    work.append((int(first), GroupWork(platform, channel, int(new or 0), int(max_id))))
+        # Oldest conversation first, so a restatement elsewhere joins the original (its wording).
+        work.sort(key=lambda w: (w[0], w[1].platform, w[1].channel))
+        return [w for _, w in work], len(groups)
 
     def run(
         self, *, full: bool = False, progress: Callable[[int, int], None] | None = None

@@ -89,7 +89,9 @@ def test_rest_routes(svc: Services, base_url: str) -> None:
         assert by_label and {i["taskLabel"] for i in by_label} == {"incident"}
         # The critical incidents of the set were resolved in the chat: done, so out of the default list.
         assert not http.get("/insights", params={"importance": "critical"}).json()["items"]
-        critical = http.get("/insights", params={"importance": "critical", "lifecycle": "all"}).json()["items"]
+        critical = http.get("/insights", params={"importance": "critical", "lifecycle": "all"}).json()[
+            "items"
+        ]
         assert critical and {i["lifecycle"] for i in critical} == {"done"}
         assert http.get("/insights", params={"state": "dormant"}).json()["count"] > 0
 
