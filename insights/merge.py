@@ -20,6 +20,9 @@ WINDOW_MS = 10 * DAY_MS  # a restatement weeks later is more likely a new item t
 MIN_SHARED = 2  # two content words in common: one is coincidence ("deploy", "friday")
 SAME_PEOPLE_SIMILARITY = 0.5
 OTHER_PEOPLE_SIMILARITY = 0.6
+# Meaning, when the words differ ("we're dropping offline mode" / "offline mode is cut"): cosine of the
+# two statements' embeddings; only asked when they share at least one word, so it stays cheap.
+SEMANTIC_SIMILARITY = 0.75  # MiniLM: restatements 0.78–0.85, different items 0.47–0.57
 CHANGE = re.compile(
     r"\b(?:after all|change of plans?|changed (?:our|my) minds?|scratch that|moved to|moves to"
     r"|moving (?:it )?to|pushed (?:back )?to|postponed|slips|slipped|rescheduled|now (?:due|on)"
@@ -69,10 +72,16 @@ def is_change(draft: InsightDraft) -> bool:
     return bool(CHANGE.search(draft.description))
 
 
+def statement(draft: InsightDraft) -> str:
+    """What the item says, without the owner or kind prefix (what the similarity compares)."""
+    return _PREFIX.sub("", draft.title, count=1)
+
+
 def find_target(
     draft: InsightDraft,
     candidates: Iterable[Candidate],
     same_person: Callable[[str | None, str | None], bool],
+    similar: Callable[[str, str], float] | None = None,
 ) -> Candidate | None:
     """The stored insight this draft restates or changes, or None for a new item."""
     mine = words_of(draft)
@@ -101,14 +110,15 @@ def find_target(
             and draft.channel in c.channels and abs(d.occurred_at - draft.occurred_at) <= INCIDENT_MS
         ):  # fmt: skip
             sim = 0.9  # the alert, then "checkout is down for EU": one incident, worded twice
-        elif shared < MIN_SHARED:
-            continue
         else:
-            sim = shared / max(1, min(len(mine), len(c.words)))
-            if d.due_at and draft.due_at and abs(d.due_at - draft.due_at) < DAY_MS:
+            sim = shared / max(1, min(len(mine), len(c.words))) if shared >= MIN_SHARED else 0.0
+            if d.due_at and draft.due_at and abs(d.due_at - draft.due_at) < DAY_MS and sim:
                 sim += 0.25  # the same date is strong evidence of the same item
             if sim < (SAME_PEOPLE_SIMILARITY if people else OTHER_PEOPLE_SIMILARITY):
-                continue
+                meaning = similar(statement(draft), statement(d)) if similar and shared >= 1 else 0.0
+                if meaning < SEMANTIC_SIMILARITY:
+                    continue
+                sim = meaning
         if best is None or sim > best[0] or (sim == best[0] and d.occurred_at > best[1].draft.occurred_at):
             best = (sim, c)
     return best[1] if best else None

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core.clock import DAY_MS, Clock
+from app.core.embeddings.base import Embedder
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 from insights import closure, merge
@@ -62,7 +63,7 @@ class GenerationReport:
 class InsightPipeline:
     def __init__(
         self, db: Database, index: InsightIndex, extractor: Extractor, clock: Clock, *, user_id: str,
-        repository: InsightRepository | None = None,
+        repository: InsightRepository | None = None, embedder: Embedder | None = None,
     ) -> None:  # fmt: skip
         self.db = db
         self.index = index
@@ -70,6 +71,7 @@ class InsightPipeline:
         self.clock = clock
         self.user_id = user_id
         self.repo = repository or InsightRepository()
+        self.embedder = embedder  # semantic similarity for merging restatements (optional)
         # Each run asks for a fresh name → person mapping (the identity directory may have changed).
         self.people: Callable[[], Callable[[str], str]] = lambda: _same_name
 
@@ -169,6 +171,7 @@ class InsightPipeline:
         changed: dict[str, InsightDraft] = {}
         people = self.people()
         same = _same_person(people)
+        similar = _Similarity(self.embedder) if self.embedder is not None else None
         with self.db.write() as session:
             candidates = self._candidates(
                 session, [d.occurred_at for d in drafts] + [m.timestamp for m in messages]
@@ -176,7 +179,7 @@ class InsightPipeline:
             for draft in (self._with_people(d, people) for d in drafts):
                 if self._answered_before_seen(session, bot_id, draft):
                     continue
-                final = self._final(session, bot_id, draft, candidates, same)
+                final = self._final(session, bot_id, draft, candidates, same, similar)
                 if final is None:
                     counts["unchanged"] += 1
                     continue
@@ -200,7 +203,7 @@ class InsightPipeline:
 
     def _final(
         self, session: Session, bot_id: str, draft: InsightDraft, candidates: dict[str, merge.Candidate],
-        same: Callable[[str | None, str | None], bool],
+        same: Callable[[str | None, str | None], bool], similar: Callable[[str, str], float] | None = None,
     ) -> InsightDraft | None:  # fmt: skip
         """What to store for this draft: itself, itself plus merged restatements, or the item it joins.
 
@@ -216,7 +219,7 @@ class InsightPipeline:
                 return None
             target = session.get(InsightRow, alias.insight_id)
         else:
-            found = merge.find_target(draft, candidates.values(), same)
+            found = merge.find_target(draft, candidates.values(), same, similar)
             target = session.get(InsightRow, found.id) if found else None
         if target is None:
             return draft
@@ -271,3 +274,21 @@ def _same_person(people: Callable[[str], str]) -> Callable[[str | None, str | No
         )
 
     return same
+
+
+class _Similarity:
+    """Cosine similarity of two statements, each embedded once per batch."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._vectors: dict[str, Any] = {}
+
+    def _vector(self, text: str) -> Any:
+        if text not in self._vectors:
+            vector = self._embedder.embed_documents([text])[0]
+            norm = float((vector @ vector) ** 0.5) or 1.0
+            self._vectors[text] = vector / norm
+        return self._vectors[text]
+
+    def __call__(self, a: str, b: str) -> float:
+        return float(self._vector(a) @ self._vector(b))

@@ -309,7 +309,7 @@ def build_insights_service(
             daily_token_cap=settings.llm.daily_token_cap,
         )  # fmt: skip
     index = InsightIndex(vectors, embedder, keywords)
-    pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
+    pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id, embedder=embedder)
     service = InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,
         frequency_max=settings.insights.frequency_max_count, events=events,

@@ -146,3 +146,25 @@ def test_owner_is_one_person_across_platforms(svc: Services) -> None:
     assert d.owner == "Ben Ortiz" and d.title.startswith("Ben Ortiz: ") and set(d.evidence) >= {"q1", "q2"}
     # "me" resolved through the directory: any of Ben's names finds his commitments.
     assert [r.id for r in svc.insights.brief(identities=["ben"]).my_actions] == [task.id]
+
+
+def test_meaning_merges_when_the_words_differ() -> None:
+    """Few shared words: the embedding similarity decides (the pipeline passes the embedder's)."""
+    from insights import merge
+    from insights.model import Importance, InsightDraft, InsightKind, Urgency
+
+    def draft(key: str, title: str, at: int) -> InsightDraft:
+        return InsightDraft(
+            kind=InsightKind.DECISION, title=title, description=title, importance=Importance.MEDIUM,
+            urgency=Urgency.LOW, task_label="decision", dedupe_key=key, evidence=(key,), occurred_at=at,
+            platform="slack", channel="c", author="maria",
+        )  # fmt: skip
+
+    stored = merge.candidate("i1", draft("k1", "We are dropping offline mode from v2", T0))
+    new = draft("k2", "Offline support is cut from the second version", T0 + HOUR_MS)
+    nobody = lambda a, b: False  # noqa: E731
+    assert merge.find_target(new, [stored], nobody) is None  # one shared word: not enough alone
+    assert merge.find_target(new, [stored], nobody, lambda a, b: 0.78) is stored
+    assert merge.find_target(new, [stored], nobody, lambda a, b: 0.55) is None
+    unrelated = draft("k3", "Hire two designers in March", T0 + HOUR_MS)
+    assert merge.find_target(unrelated, [stored], nobody, lambda a, b: 0.99) is None  # no word in common
