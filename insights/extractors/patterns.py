@@ -165,7 +165,8 @@ RHETORICAL = re.compile(
 SMALL_TALK = re.compile(
     r"\bhow (?:are|r) (?:you|u|ya)\b|\bhow(?:'re| are) ya\b|\bhow(?:'ve| have) you been\b|\bwhat'?s up\b"
     r"|\bhow'?s (?:it going|everything|life|things|your day|your week|the weekend)\b|\banything new\b"
-    r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b",
+    r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b"
+    r"|\bhow (?:ya|u|you|have ya) been\b|\bguess what\b",
     re.I,
 )
 ASK_NOT_TASK = re.compile(

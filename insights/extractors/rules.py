@@ -23,6 +23,12 @@ PAST_SLACK_MS = 12 * HOUR_MS  # "the call at 9 today", said at 10, still names t
 _YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
 # "Great, let's go with that": agreeing to what was just said, which is the decision itself.
 _AGREEMENT = re.compile(r"\b(?:go(?:ing)? with|stick with|do) (?:that|this|it)\b[.!]*$", re.I)
+# Capitalised sentence starters that look like a name before "to …" / "will …".
+_NOT_A_NAME = re.compile(
+    r"(?:ed|ing|ly)$|^(?:need|want|have|time|plan|nice|hard|able|going|remember|try|hope|happy|ready"
+    r"|glad|sad|sorry|easy|best|good|great|someone|everyone|nobody|anyone|people|team|all|both)$",
+    re.I,
+)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
     r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)",
@@ -171,7 +177,7 @@ class _Run:
         owner: str | None
         lead = p.VOCATIVE_LEAD.sub("", s)
         named = p.NAMED_TASK.match(lead) or p.NAMED_WILL.match(lead)
-        if named and (named.group(1).casefold() in self.names or named.group(1)[:1].isupper()):
+        if named and self._names_a_person(named.group(1)):
             owner = self._canonical(named.group(1).lstrip("@"))
             requested = owner.casefold() != msg.person.casefold()
             self._add_action(i, msg, lead[named.start(2) :], n, owner=owner, requested=requested)
@@ -431,6 +437,12 @@ class _Run:
             if other.person != me.person and not p.BOT_AUTHOR.search(other.person):
                 return other.person
         return None
+
+    def _names_a_person(self, word: str) -> bool:
+        """ "Ben" in "Ben to write the PRD" names someone; "Started" in "Started to learn…" does not."""
+        if word.startswith("@") or word.casefold() in self.names:
+            return True
+        return word[:1].isupper() and not _NOT_A_NAME.search(word)
 
     def _other_person(self, msg: ChatMessage) -> str | None:
         """In a one-to-one chat (or the user's mailbox) a request goes to the other person."""
