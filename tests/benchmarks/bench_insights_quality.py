@@ -81,9 +81,10 @@ def main() -> int:
         report = harness.score(scenarios, result)
         services.close()
     embedder = "MiniLM" if args.model else "hashing"
+    which = "held-out" if args.heldout else "tuning"
     print(
-        f"## insight quality ({'held-out' if args.heldout else 'tuning'} set): {len(scenarios)} scenarios, {report.messages} messages, {embedder} embedder,"
-        f" {elapsed:.1f}s, load {os.getloadavg()[0]:.2f}"
+        f"## insight quality ({which} set): {len(scenarios)} scenarios, {report.messages} messages,"
+        f" {embedder} embedder, {elapsed:.1f}s, load {os.getloadavg()[0]:.2f}"
     )
     print("\n".join(report.lines()))
     if args.show:
