@@ -26,7 +26,8 @@ _AGREEMENT = re.compile(r"\b(?:go(?:ing)? with|stick with|do) (?:that|this|it)\b
 # Capitalised sentence starters that look like a name before "to …" / "will …".
 _NOT_A_NAME = re.compile(
     r"(?:ed|ing|ly)$|^(?:need|want|have|time|plan|nice|hard|able|going|remember|try|hope|happy|ready"
-    r"|glad|sad|sorry|easy|best|good|great|someone|everyone|nobody|anyone|people|team|all|both)$",
+    r"|glad|sad|sorry|easy|best|good|great|someone|everyone|nobody|anyone|people|team|all|both|tap|click"
+    r"|press|make|sure|feel|free|how|what|time|way|due|back|next|first|last)$",
     re.I,
 )
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
