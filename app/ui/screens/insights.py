@@ -61,6 +61,11 @@ class InsightsModel(RowsModel[Any]):
                 Column("Importance", lambda r: _d(r).importance.value, colour=_level("importance")),
                 Column("Urgency", lambda r: _d(r).urgency.value, colour=_level("urgency")),
                 Column("Title", lambda r: _d(r).title, tooltip=lambda r: _d(r).description),
+                Column("Owner", lambda r: _d(r).owner or ""),
+                Column(
+                    "Where",
+                    lambda r: f"{_d(r).platform} · #{_d(r).channel}" if _d(r).channel else _d(r).platform,
+                ),
                 Column("Label", lambda r: _d(r).task_label),
                 Column("State", lambda r: f"{r.state} {TREND_ARROWS.get(r.trend, '')}".strip()),
                 Column("Score", lambda r: f"{r.score:.2f}", align_right=True),
