@@ -80,7 +80,9 @@ NOT_COMMITMENT = re.compile(
     r"|consider|love|enjoy|start thinking|make it(?! to| by| at| on| work)|reach|get through|do great"
     r"|nail it|cherish|check (?:it|them|that|this) out|try (?:it|them|that|this) out|stay)\b"
     r"|\bi'?m going to (?:a|an|the|my|our|his|her|their|be)\b|\bi can (?:\w+ )?anything\b"
-    r"|\blet me (?:know|guess|see|think)\b",
+    r"|\blet me (?:know|guess|see|think)\b"
+    r"|\b(?:i'll|i will|gonna) (?:have to|make sure to|let you know|keep you (?:posted|updated|in the loop)"
+    r"|give it a (?:go|try|shot))\b",
     re.I,
 )
 ON_IT = re.compile(

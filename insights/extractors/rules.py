@@ -23,13 +23,6 @@ PAST_SLACK_MS = 12 * HOUR_MS  # "the call at 9 today", said at 10, still names t
 _YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
 # "Great, let's go with that": agreeing to what was just said, which is the decision itself.
 _AGREEMENT = re.compile(r"\b(?:go(?:ing)? with|stick with|do) (?:that|this|it)\b[.!]*$", re.I)
-# Capitalised sentence starters that look like a name before "to …" / "will …".
-_NOT_A_NAME = re.compile(
-    r"(?:ed|ing|ly)$|^(?:need|want|have|time|plan|nice|hard|able|going|remember|try|hope|happy|ready"
-    r"|glad|sad|sorry|easy|best|good|great|someone|everyone|nobody|anyone|people|team|all|both|tap|click"
-    r"|press|make|sure|feel|free|how|what|time|way|due|back|next|first|last)$",
-    re.I,
-)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
     r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)",
@@ -73,6 +66,8 @@ class _Run:
         self.msgs = messages
         self.tz = tz
         self.names = {n.casefold(): n for n in known} | {m.person.casefold(): m.person for m in messages}
+        # "Ben" in "Ben to write the PRD" is "Ben Ortiz" of the e-mail thread: first names count too.
+        self.first_names = {n.split()[0].casefold() for n in self.names.values() if " " in n.strip()}
         self.items: list[_Item] = []
         self.two_person = len({m.person.casefold() for m in messages}) == 2
         self._known = known
@@ -441,9 +436,9 @@ class _Run:
 
     def _names_a_person(self, word: str) -> bool:
         """ "Ben" in "Ben to write the PRD" names someone; "Started" in "Started to learn…" does not."""
-        if word.startswith("@") or word.casefold() in self.names:
-            return True
-        return word[:1].isupper() and not _NOT_A_NAME.search(word)
+        # Only people of this conversation (or the user's names): a capitalised "Awesome to hear from
+        # you" or "Love to hear more" names nobody.
+        return word.startswith("@") or word.casefold() in self.names or word.casefold() in self.first_names
 
     def _other_person(self, msg: ChatMessage) -> str | None:
         """In a one-to-one chat (or the user's mailbox) a request goes to the other person."""
