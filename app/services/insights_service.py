@@ -91,12 +91,12 @@ class InsightsService:
     ) -> list[RankedInsight]:  # fmt: skip
         """Open items by default; done, dismissed and snoozed ones only when asked for (or "all").
 
-        Asking for a `status` alone (e.g. resolved) looks at every lifecycle, as it always did.
+        `status=resolved` alone looks at every lifecycle (a resolved item is done unless reopened).
         """
         _check(sort, SORTS, "sort")
         if lifecycle_state is not None:
             _check(lifecycle_state, lifecycle.FILTERS, "lifecycle")
-        wanted = lifecycle_state or ("all" if status is not None else lifecycle.OPEN)
+        wanted = lifecycle_state or ("all" if status == InsightStatus.RESOLVED.value else lifecycle.OPEN)
         if importance is not None:
             _check(importance, [v.value for v in Importance], "importance")
         if state is not None:

@@ -64,6 +64,9 @@ def test_done_dismissed_snoozed_leave_the_list_and_come_back(svc: Services) -> N
     assert {r.id for r in svc.insights.list_insights()} == set()
     assert svc.insights.brief().empty
     assert [r.id for r in svc.insights.list_insights(lifecycle_state="done")] == [mine]
+    assert not svc.insights.list_insights(status="open")  # what the user closed is not open
+    every_open = {r.id for r in svc.insights.list_insights(status="open", lifecycle_state="all")}
+    assert every_open == {mine, waiting}  # the chat itself never closed them
     # Re-extraction never undoes what the user decided.
     svc.insights.generate(full=True)
     assert svc.insights.get(mine, count_view=False).insight.lifecycle == "done"

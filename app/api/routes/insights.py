@@ -43,7 +43,7 @@ def list_insights(
     kind: str | None = Query(None, description="decision, action_item, deadline, question, blocker, meeting"),
     status: str | None = Query(None, description="open or resolved"),
     lifecycle: str | None = Query(
-        None, description="open (default), done, dismissed, snoozed or all; `status` alone implies all"
+        None, description="open (default), done, dismissed, snoozed or all; status=resolved alone implies all"
     ),
     q: str | None = Query(None, max_length=2000, description="search insights by words and meaning instead"),
     limit: int = Query(50, ge=1, le=500),
