@@ -117,6 +117,8 @@ def show(
         console.print(f"  • {line}")
     for event in d.timeline:
         console.print(f"  {(iso(event.at) or '')[:16]}  {event.event}  [dim]{event.message_id or ''}[/dim]")
+    if r.insight.lifecycle_set_at is not None:
+        console.print(f"  {(iso(r.insight.lifecycle_set_at) or '')[:16]}  you set it {r.insight.lifecycle}")
     console.print(f"evidence: {', '.join(d.evidence)}")
     console.print(
         f"score {r.score:.3f} = value {r.value.total:.3f} × weight {r.multiplier:.2f}; {r.state}, {r.trend}"

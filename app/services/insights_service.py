@@ -250,8 +250,11 @@ class InsightsService:
         items = []
         for r in rows:
             insight = to_insight(r, to_weights(weights.get(r.id)))
-            state, until = lifecycle.effective(insight.draft.status, states.get(r.id), now)
-            items.append((replace(insight, lifecycle=state, snoozed_until=until), times.get(r.id, [])))
+            user = states.get(r.id)
+            state, until = lifecycle.effective(insight.draft.status, user, now)
+            at = user.at if user is not None else None
+            insight = replace(insight, lifecycle=state, snoozed_until=until, lifecycle_set_at=at)
+            items.append((insight, times.get(r.id, [])))
         return rank(items, now=now, frequency_max=self.frequency_max)
 
     def _one(self, insight_id: str) -> RankedInsight:

@@ -113,6 +113,10 @@ def test_rest_routes(svc: Services, base_url: str) -> None:
         mine = brief["myActions"][0]["id"]
         done = http.post(f"/insights/{mine}/lifecycle", json={"state": "done"}).json()
         assert done["lifecycle"] == "done" and done["status"] == "open"  # the chat never said so
+        full = http.get(f"/insights/{mine}").json()
+        assert (
+            full["timeline"][-1]["event"] == "you set it done" and full["timeline"][-1]["messageId"] is None
+        )
         assert mine not in {i["id"] for i in http.get("/insights", params={"limit": 500}).json()["items"]}
         assert mine not in {i["id"] for i in http.get("/insights/brief").json()["myActions"]}
         assert mine in {i["id"] for i in http.get("/insights", params={"lifecycle": "done"}).json()["items"]}

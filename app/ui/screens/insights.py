@@ -335,6 +335,10 @@ def insight_html(r: Any) -> str:
     meta.append(f"{d.platform} · #{html.escape(d.channel)}" if d.channel else d.platform)
     details = "".join(f"<li>{html.escape(x)}</li>" for x in d.details)
     timeline = "".join(f"<li>{local_time(t.at)} {html.escape(t.event)}</li>" for t in d.timeline)
+    if r.insight.lifecycle_set_at is not None:
+        timeline += (
+            f"<li>{local_time(r.insight.lifecycle_set_at)} you set it {html.escape(r.insight.lifecycle)}</li>"
+        )
     return (
         f"<h3>{'★ ' if r.insight.weights.favorite else ''}{html.escape(d.title)}</h3>"
         f"<p>{_badge(d.importance.value)} {_badge(d.urgency.value)} "
