@@ -207,6 +207,6 @@ def build_brief_service(services: Services) -> BriefService:
         services.clock,
         user_id=services.settings.user_id,
         insights=services.insights,
-        identities=lambda: services.insights.identities,
+        identities=services.insights.me,
         documents_since=documents_since,
     )

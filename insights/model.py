@@ -150,10 +150,21 @@ class Insight:
     created_at: int
     updated_at: int
     weights: InsightWeights = field(default_factory=InsightWeights)
+    lifecycle: str = "open"  # open | done | dismissed | snoozed (insights/lifecycle.py)
+    snoozed_until: int | None = None
+    lifecycle_set_at: int | None = None  # when the user last set it (shown in the timeline)
 
     @property
     def kind(self) -> InsightKind:
         return self.draft.kind
+
+    def _user_event(self) -> list[dict[str, Any]]:
+        """What the user did to it, after what the conversation said."""
+        if self.lifecycle_set_at is None:
+            return []
+        return [
+            {"at": iso(self.lifecycle_set_at), "event": f"you set it {self.lifecycle}", "messageId": None}
+        ]
 
     def to_dict(self, *, value_score: float | None = None, state: str | None = None) -> dict[str, Any]:
         d = self.draft
@@ -168,6 +179,8 @@ class Insight:
             "urgency": d.urgency.value,
             "taskLabel": d.task_label,
             "status": d.status.value,
+            "lifecycle": self.lifecycle,
+            "snoozedUntil": iso(self.snoozed_until),
             "owner": d.owner,
             "author": d.author,
             "addressedTo": list(d.addressed_to),
@@ -176,7 +189,7 @@ class Insight:
             "platform": d.platform,
             "channel": d.channel,
             "details": list(d.details),
-            "timeline": [t.to_dict() for t in d.timeline],
+            "timeline": [t.to_dict() for t in d.timeline] + self._user_event(),
             "evidence": list(d.evidence),
             "favorite": self.weights.favorite,
             "insightWeights": self.weights.to_dict(),

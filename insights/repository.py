@@ -24,6 +24,7 @@ from insights.model import (
 )
 from insights.tables import (
     InsightAccessRow,
+    InsightAliasRow,
     InsightCursorRow,
     InsightRow,
     InsightWeightRow,
@@ -154,6 +155,35 @@ class InsightRepository:
 
     def record_access(self, session: Session, *, user_id: str, insight: str, kind: str, at: int) -> None:
         session.add(InsightAccessRow(insight_id=insight, user_id=user_id, kind=kind, at=at))
+
+    # -- merged restatements -----------------------------------------------------------------------
+    def alias(self, session: Session, bot_id: str, dedupe_key: str) -> InsightAliasRow | None:
+        return session.get(InsightAliasRow, (bot_id, dedupe_key))
+
+    def set_alias(
+        self, session: Session, *, user_id: str, bot_id: str, draft: InsightDraft, insight: str
+    ) -> None:
+        row = self.alias(session, bot_id, draft.dedupe_key)
+        if row is None:
+            session.add(
+                InsightAliasRow(
+                    bot_id=bot_id, dedupe_key=draft.dedupe_key, user_id=user_id, insight_id=insight,
+                    content_hash=content_hash(draft),
+                )
+            )  # fmt: skip
+        else:
+            row.insight_id, row.content_hash = insight, content_hash(draft)
+
+    def rows_between(self, session: Session, user_id: str, start: int, end: int) -> list[InsightRow]:
+        return list(
+            session.scalars(
+                select(InsightRow).where(
+                    InsightRow.user_id == user_id,
+                    InsightRow.occurred_at >= start,
+                    InsightRow.occurred_at <= end,
+                )
+            )
+        )
 
     # -- incremental generation ------------------------------------------------------------------
     def cursors(self, session: Session, user_id: str) -> dict[tuple[str, str], int]:

@@ -1,4 +1,4 @@
-"""SQLAlchemy tables of the insights feature (migration: insights_0001_tables)."""
+"""SQLAlchemy tables of the insights feature (migrations: insights_0001_tables, insights_0002_lifecycle)."""
 
 from __future__ import annotations
 
@@ -87,3 +87,45 @@ class InsightCursorRow(Base):
     channel: Mapped[str] = mapped_column(String(512), primary_key=True)
     last_row_id: Mapped[int] = mapped_column(Integer, default=0)
     last_run_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class InsightAliasRow(Base):
+    """A restatement merged into another insight: (botId, dedupeKey) of the draft → the insight it joined.
+
+    Kept so a later run merges the same draft into the same insight instead of re-creating it.
+    """
+
+    __tablename__ = "insight_aliases"
+
+    bot_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64))
+    insight_id: Mapped[str] = mapped_column(String(36))
+    content_hash: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (Index("ix_insight_aliases_insight", "insight_id"),)
+
+
+class InsightStateRow(Base):
+    """The lifecycle a user set on an insight (done, dismissed, snoozed until, open again).
+
+    Separate from the extracted row so re-extraction never overwrites what the user decided.
+    """
+
+    __tablename__ = "insight_states"
+
+    insight_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))
+    until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    at: Mapped[int] = mapped_column(BigInteger)
+
+
+class InsightIdentityRow(Base):
+    """A name the user goes by in chats (the first-run "who are you?" answer); drives open loops."""
+
+    __tablename__ = "insight_identities"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(256), primary_key=True)
+    at: Mapped[int] = mapped_column(BigInteger)
