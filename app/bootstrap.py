@@ -138,6 +138,8 @@ def build_services(
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
+    memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(

@@ -16,6 +16,7 @@ from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
 from app.core.storage.db import Database
+from app.core.storage.erasure import ErasedRow
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.models import MemorySummaryRow
 from app.core.storage.vectors import VectorStore
@@ -26,6 +27,7 @@ from forgetting.llm_summarizer import LLMSummarizer
 from forgetting.planner import ForgetPlan
 from forgetting.runner import ForgetRunner
 from forgetting.runs import DISABLED, RunReport, UndoReport
+from forgetting.source_deletion import SourceDeletion
 from forgetting.summaries import StoredSummary
 from forgetting.summarizer import Summarizer
 from forgetting.summary_index import SummaryIndex
@@ -86,6 +88,7 @@ class ForgettingService:
             llm_summarizer=self._llm_summarizer,
         )
         self._job: Any = None
+        self.source_deletion = SourceDeletion(db, clock, self.summaries, keywords=keywords)
 
     # -- use cases ----------------------------------------------------------------------------
     def preview(self, user_id: str | None = None) -> ForgetPlan:
@@ -151,6 +154,10 @@ class ForgettingService:
             "pendingCandidates": pending,
             "summaries": int(summaries or 0),
         }
+
+    def on_messages_deleted(self, user_id: str, erased: list[ErasedRow]) -> dict[str, int]:
+        """Deletion hook: summaries quoting deleted messages are regenerated without them (or removed)."""
+        return self.source_deletion.apply(user_id, erased).counts()
 
     def summary(self, summary_id: str, user_id: str | None = None) -> StoredSummary:
         """The summary that replaced a group of archived messages (a record's `summary_ref_id`)."""
