@@ -163,6 +163,43 @@ class DeletedOut(BaseModel):
     deleted: int
 
 
+# -- bulk deletion, export and backup (issue 13, lifecycle) -------------------------------------
+class MessageSelectorIn(BaseModel):
+    """Which messages a bulk deletion means; at least one field is required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    platform: str | None = Field(None, max_length=64)
+    channel: str | None = Field(None, max_length=512)
+    person: str | None = Field(None, max_length=512)
+    since: str | None = Field(None, description="ISO-8601 date/time or Unix ms, inclusive")
+    before: str | None = Field(None, description="ISO-8601 date/time or Unix ms, exclusive")
+
+
+class DeletionPlanOut(BaseModel):
+    selector: dict[str, Any]
+    count: int
+    first: str | None
+    last: str | None
+    byChannel: list[dict[str, Any]]
+    sample: list[dict[str, Any]]
+
+
+class DeletionReportOut(BaseModel):
+    deleted: int
+    ids: list[int]
+    filesPurged: bool
+    summaries: dict[str, int]
+
+
+class PathIn(BaseModel):
+    """A path on this computer (the server only listens on 127.0.0.1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(min_length=1, max_length=4096)
+
+
 class StatsOut(BaseModel):
     """Counts and index facts; features may add keys."""
 

@@ -16,6 +16,7 @@ from app.cli.kb import kb_app
 from app.cli.llm import llm_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
+from app.cli.messages import messages_app
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
@@ -58,6 +59,7 @@ cli.add_typer(forget_app, name="forget")
 cli.add_typer(kb_app, name="kb")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
+cli.add_typer(messages_app, name="messages")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)

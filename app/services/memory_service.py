@@ -157,13 +157,18 @@ class MemoryService:
             rows = (self.messages.find_by_message_id(session, self.user_id, m, platform) for m in message_ids)
             return [to_record(r) for r in rows if r is not None]
 
-    def context(self, record_id: int, *, before: int = 3, after: int = 3) -> MessageContext:
-        """A message with its neighbours in the same conversation."""
+    def context(
+        self, record_id: int, *, before: int = 3, after: int = 3, reveal_archived: bool = False
+    ) -> MessageContext:
+        """A message with its neighbours in the same conversation (archived text only on request)."""
         with self.db.read() as session:
             row = self._row(session, record_id)
             rows = self.messages.neighbours(session, row, before, after)
             return MessageContext(
-                record=to_record(row), neighbours=tuple(to_record(r) for r in rows if r.id != row.id)
+                record=to_record(row, reveal_archived=reveal_archived),
+                neighbours=tuple(
+                    to_record(r, reveal_archived=reveal_archived) for r in rows if r.id != row.id
+                ),
             )
 
     def pin(self, record_id: int, pinned: bool = True, *, actor: str = "user") -> MessageRecord:

@@ -40,11 +40,16 @@ def ingest_messages(body: IngestIn, services: Services = Depends(get_services)) 
 def get_message(
     message_id: MessageId,
     context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
+    include_archived: bool = Query(
+        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
+    ),
     services: Services = Depends(get_services),
 ) -> MessageOut:
     if context == 0:
-        return MessageOut.from_record(services.memory.get(message_id))
-    found = services.memory.context(message_id, before=context, after=context)
+        return MessageOut.from_record(services.memory.get(message_id, reveal_archived=include_archived))
+    found = services.memory.context(
+        message_id, before=context, after=context, reveal_archived=include_archived
+    )
     neighbours = [MessageOut.from_record(r) for r in found.neighbours]
     return MessageOut.from_record(found.record, neighbours)
 
