@@ -24,6 +24,11 @@ class RunIn(_Model):
         default=None, alias="userId", max_length=64, description="default: configured user"
     )
     dry_run: bool = Field(default=False, alias="dryRun", description="plan only, change nothing")
+    include_undone: bool = Field(
+        default=False,
+        alias="includeUndone",
+        description="also forget records of runs you undid (left alone by default)",
+    )
 
 
 class PreviewIn(_Model):
@@ -74,6 +79,10 @@ class StatusOut(_Model):
     lock: dict[str, Any] | None
     pendingCandidates: dict[str, int]
     summaries: int
+    pendingPlan: dict[str, Any] | None = Field(
+        None, description="a scheduled run waiting for you (it would archive more than confirmAboveRecords)"
+    )
+    confirmAboveRecords: int | None = None
 
 
 class PreviewOut(_Model):
@@ -96,8 +105,18 @@ def forgetting_status(request: Request, user_id: str | None = None) -> dict[str,
 @router.post("/forgetting/run", response_model=RunOut, summary="Run one forgetting cycle now")
 def forgetting_run(request: Request, body: RunIn | None = None) -> dict[str, Any]:
     body = body or RunIn()
-    report = _services(request).forgetting.run(body.user_id, dry_run=body.dry_run, trigger="api")
+    report = _services(request).forgetting.run(
+        body.user_id, dry_run=body.dry_run, trigger="api", include_undone=body.include_undone
+    )
     return report.to_dict()
+
+
+@router.post(
+    "/forgetting/pending/dismiss",
+    summary="'Not now' for the plan waiting for you (pauses scheduled runs for a day)",
+)
+def forgetting_dismiss(request: Request) -> dict[str, Any]:
+    return _services(request).forgetting.dismiss_pending()
 
 
 @router.post(

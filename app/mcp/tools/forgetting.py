@@ -15,6 +15,7 @@ STATUS_DESCRIPTION = """Status of the user's forgetting engine, which keeps memo
 their tier's age (short after 7 days, mid after 90) are promoted when valuable, otherwise archived
 behind a summary. Returns whether it is enabled, the schedule (next run), the last run with counts
 per tier (evaluated, promoted, archived, summarized, skipped), records waiting, and the summary count.
+`pendingPlan` is set when a scheduled run would archive many records and waits for the user.
 Use it to explain why an old message shows `content: null` (archived) or to say when cleanup runs."""
 
 
@@ -47,6 +48,7 @@ def register(server: MCPServer, services: Any) -> None:
             "nextRun": status["nextRun"],
             "lastRun": compact_run(status["lastRun"]),
             "pendingCandidates": status["pendingCandidates"],
+            "pendingPlan": status.get("pendingPlan"),
             "summaries": status["summaries"],
             "lockHeld": bool(status["lock"] and status["lock"]["active"]),
         }
