@@ -22,6 +22,7 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
+from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
 from app.services.insights_service import InsightsService, build_insights_service
@@ -54,6 +55,7 @@ class Services:
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
+    exports: ExportService | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
@@ -178,6 +180,9 @@ def build_services(
         ),
         connectors=connectors,
         llm_keys=llm_keys,
+        exports=ExportService(
+            db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
+        ),
     )
     if repair:
         report = processor.repair()

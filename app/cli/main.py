@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.backup import backup_command, export_command, restore_command
 from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.forget import forget_app
@@ -64,6 +65,9 @@ cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("export")(export_command)
+cli.command("backup")(backup_command)
+cli.command("restore")(restore_command)
 cli.command("ui")(ui_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)

@@ -1,4 +1,4 @@
-"""Deletion means gone: after a delete, no file in the data dir holds the text (rows, audit, FTS, summaries)."""
+"""Deletion means gone: after a delete no file in the data dir holds the text (rows, audit, FTS, summaries)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ def svc(settings):
     services.close()
 
 
-def _msg(n: int, content: str, *, day: int = 40, channel: str = "general", person: str = "anna") -> RawMessage:
+def _msg(
+    n: int, content: str, *, day: int = 40, channel: str = "general", person: str = "anna"
+) -> RawMessage:
     return RawMessage(
         platform="slack",
         message_id=f"d{day}-{n}",
@@ -77,7 +79,7 @@ def test_delete_leaves_no_copy_of_the_text_anywhere(svc, data_dir: Path) -> None
     assert "delete" in actions and "edit" in actions  # the facts stay, the text does not
     assert all(SECRET not in str(a.details) and EARLIER not in str(a.details) for a in trail)
     assert svc.processor.collection.version_count() == 1  # LanceDB kept no old version
-    assert str(target) not in svc.processor.collection.keys()
+    assert str(target) not in set(svc.processor.collection.keys())
     with pytest.raises(NotFound):
         svc.memory.get(target)
 
