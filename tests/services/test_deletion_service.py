@@ -1,4 +1,4 @@
-"""Deletion means gone: after a delete no file in the data dir holds the text (rows, audit, FTS, summaries)."""
+"""Deletion means gone: after a delete no file in the data dir holds the text (rows, audit, FTS, summary)."""
 
 from __future__ import annotations
 
