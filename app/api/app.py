@@ -16,6 +16,7 @@ from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import (
+    backup,
     connectors,
     deletion,
     forgetting,
@@ -45,6 +46,7 @@ ROUTERS = (
     kb.router,
     importing.router,
     deletion.router,
+    backup.router,
 )
 
 DESCRIPTION = (

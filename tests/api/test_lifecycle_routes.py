@@ -68,3 +68,15 @@ async def test_bulk_deletion_needs_a_filter(client, services):
     bad = await client.post("/api/messages/deletions/preview", json={"before": "someday"})
     assert bad.status_code == 400
     assert services.memory.stats()["messages"] == 24
+
+
+@pytest.mark.anyio
+async def test_export_and_backup_routes_write_folders(client, services, tmp_path):
+    exported = await client.post("/api/export", json={"path": str(tmp_path / "export")})
+    assert exported.status_code == 200, exported.text
+    assert exported.json()["messages"] == 24
+    assert len((tmp_path / "export" / "messages.jsonl").read_text().splitlines()) == 24
+    backed = await client.post("/api/backup", json={"path": str(tmp_path / "backup")})
+    assert backed.status_code == 200 and backed.json()["messages"] == 24
+    again = await client.post("/api/backup", json={"path": str(tmp_path / "backup")})
+    assert again.status_code == 400 and "not an empty folder" in again.json()["message"]
