@@ -192,12 +192,15 @@ class DeletionReportOut(BaseModel):
     summaries: dict[str, int]
 
 
-class PathIn(BaseModel):
-    """A path on this computer (the server only listens on 127.0.0.1)."""
+class FolderNameIn(BaseModel):
+    """Name of the new folder under the data dir's `exports/` or `backups/` (default: a timestamp).
+
+    REST callers (agents included) cannot write anywhere else on the computer.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(min_length=1, max_length=4096)
+    name: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 class StatsOut(BaseModel):

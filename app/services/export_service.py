@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,11 @@ class ExportService:
         self.user_id = user_id
         self.layout = layout
         self.vectors = vectors
+
+    def folder(self, kind: str, name: str | None = None) -> Path:
+        """`<data dir>/<kind>/<name>`: where REST exports and backups go (never outside the data dir)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.clock.now_ms() / 1000))
+        return self.layout.root / kind / (name or f"strata-{kind.rstrip('s')}-{stamp}")
 
     def backup(self, target: Path) -> snapshots.BackupReport:
         """A consistent snapshot of the whole data dir (all users) while the app keeps running."""

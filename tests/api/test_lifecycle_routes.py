@@ -71,12 +71,17 @@ async def test_bulk_deletion_needs_a_filter(client, services):
 
 
 @pytest.mark.anyio
-async def test_export_and_backup_routes_write_folders(client, services, tmp_path):
-    exported = await client.post("/api/export", json={"path": str(tmp_path / "export")})
+async def test_export_and_backup_routes_write_folders_in_the_data_dir(client, services):
+    root = services.layout.root
+    exported = await client.post("/api/export", json={"name": "mine"})
     assert exported.status_code == 200, exported.text
-    assert exported.json()["messages"] == 24
-    assert len((tmp_path / "export" / "messages.jsonl").read_text().splitlines()) == 24
-    backed = await client.post("/api/backup", json={"path": str(tmp_path / "backup")})
+    assert exported.json()["messages"] == 24 and exported.json()["path"] == str(root / "exports" / "mine")
+    assert len((root / "exports" / "mine" / "messages.jsonl").read_text().splitlines()) == 24
+    backed = await client.post("/api/backup")
     assert backed.status_code == 200 and backed.json()["messages"] == 24
-    again = await client.post("/api/backup", json={"path": str(tmp_path / "backup")})
+    assert backed.json()["path"].startswith(str(root / "backups" / "strata-backup-"))
+    again = await client.post("/api/export", json={"name": "mine"})
     assert again.status_code == 400 and "not an empty folder" in again.json()["message"]
+    for name in ("../outside", "/etc/x", ".hidden", "a/b"):
+        refused = await client.post("/api/backup", json={"name": name})
+        assert refused.status_code == 422, name
