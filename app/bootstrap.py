@@ -25,6 +25,7 @@ from app.services.connector_service import ConnectorService
 from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMClient, LLMKeys
@@ -184,6 +185,8 @@ def build_services(
             db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
         ),
     )
+    # Deleting a message also removes the insights that cite it (their text quotes it).
+    memory.deletion.hooks.append(InsightsDeletion(db, services.insights.index, keywords, clock))
     if repair:
         report = processor.repair()
         if report.reembedded or report.orphans_removed:

@@ -189,7 +189,7 @@ class DeletionReportOut(BaseModel):
     deleted: int
     ids: list[int]
     filesPurged: bool
-    summaries: dict[str, int]
+    derived: dict[str, int]
 
 
 class FolderNameIn(BaseModel):

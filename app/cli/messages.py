@@ -143,10 +143,10 @@ def delete_command(
     if as_json:
         print_json(report.to_dict())
         return
-    summaries = report.summaries
+    derived = report.derived
     typer.echo(
-        f"deleted {len(report.deleted)} message(s); summaries rewritten {summaries.get('regenerated', 0)}, "
-        f"removed {summaries.get('removed', 0)}"
+        f"deleted {len(report.deleted)} message(s); summaries rewritten {derived.get('regenerated', 0)}, "
+        f"removed {derived.get('removed', 0)}; insights removed {derived.get('insightsRemoved', 0)}"
     )
 
 

@@ -100,14 +100,15 @@ class DeletionPlan:
 class DeletionReport:
     deleted: tuple[int, ...]
     purged: bool
-    summaries: dict[str, int] = field(default_factory=dict)
+    # What features rewrote or removed because it quoted the deleted text, e.g. {"regenerated": 2}.
+    derived: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "deleted": len(self.deleted),
             "ids": list(self.deleted),
             "filesPurged": self.purged,
-            "summaries": dict(self.summaries),
+            "derived": dict(self.derived),
         }
 
 
@@ -210,18 +211,18 @@ class DeletionService:
             return DeletionReport((), False)
         # After the commits: a crash here leaves orphan vectors, which search ignores and repair drops.
         self.processor.collection.delete([vector_key(r.id) for r in erased])
-        summaries: dict[str, int] = {}
+        derived: dict[str, int] = {}
         for hook in self.hooks:
             try:
                 for key, n in (hook(self.user_id, erased) or {}).items():
-                    summaries[key] = summaries.get(key, 0) + n
+                    derived[key] = derived.get(key, 0) + n
             except Exception:  # the text is already gone from the rows; report, don't undo
-                log.exception("a deletion hook failed; `strata doctor --repair` rechecks summaries")
+                log.exception("a deletion hook failed; `strata doctor --repair` rechecks the indexes")
         purged = self._purge()
         deleted = tuple(r.id for r in erased)
         if self.events:
             self.events.publish(Change("message", "deleted", tuple(map(str, deleted))))
-        return DeletionReport(deleted, purged, summaries)
+        return DeletionReport(deleted, purged, derived)
 
     def _purge(self) -> bool:
         self.processor.collection.purge_history()

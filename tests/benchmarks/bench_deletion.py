@@ -28,7 +28,20 @@ from app.core.storage.erasure import purge_files
 from app.services.deletion_service import MessageSelector
 
 NOW = 1_772_409_600_000
-WORDS = "budget launch invoice deploy review offsite travel design legal roadmap hiring metrics".split()
+WORDS = [
+    "budget",
+    "launch",
+    "invoice",
+    "deploy",
+    "review",
+    "offsite",
+    "travel",
+    "design",
+    "legal",
+    "roadmap",
+    "hiring",
+    "metrics",
+]
 
 
 def messages(n: int) -> list[RawMessage]:

@@ -89,7 +89,11 @@ def test_summary_is_removed_when_all_its_sources_go(svc) -> None:
     svc.forgetting.run()
     selector = MessageSelector(channel="general")
     report = svc.memory.deletion.delete_matching(selector)
-    assert len(report.deleted) == 3 and report.summaries == {"regenerated": 0, "removed": 1}
+    assert len(report.deleted) == 3 and report.derived == {
+        "regenerated": 0,
+        "removed": 1,
+        "insightsRemoved": 0,
+    }
     with svc.db.read() as session:
         assert session.scalars(select(MemorySummaryRow)).all() == []
 
@@ -117,3 +121,20 @@ def test_bulk_deletion_refuses_an_empty_selector(svc) -> None:
         svc.memory.deletion.plan(MessageSelector())
     with pytest.raises(InvalidInput, match="before"):
         svc.memory.deletion.plan(MessageSelector(since=NOW, until=NOW - 1))
+
+
+def test_insights_citing_a_deleted_message_are_removed(svc, data_dir: Path) -> None:
+    svc.memory.ingest(
+        [
+            _msg(0, "Decision: we will move the pelicanfjord offsite to Lisbon.", day=1),
+            _msg(1, "Decision: the newsletter goes out every second Tuesday.", day=1),
+        ]
+    )
+    svc.insights.generate()
+    before = svc.insights.count()
+    assert before >= 2 and files_holding(data_dir, "pelicanfjord")
+    target = svc.memory.find("slack", ["d1-0"])[0].id
+    report = svc.memory.deletion.delete([target])
+    assert report.derived["insightsRemoved"] >= 1
+    assert svc.insights.count() == before - report.derived["insightsRemoved"]
+    assert files_holding(data_dir, "pelicanfjord") == []

@@ -60,12 +60,12 @@ def erase_rows(
     ]
     ids = [r.id for r in erased]
     keywords.delete(session, MESSAGE_KIND, [str(i) for i in ids])
-    for part in chunked([str(i) for i in ids]):
+    for keys in chunked([str(i) for i in ids]):
         # Earlier versions of an edited message live in its "edit" audit rows: drop the text, keep
         # the fact that an edit happened.
         session.execute(
             update(AuditRow)
-            .where(AuditRow.entity_type == "raw_message", AuditRow.entity_id.in_(part))
+            .where(AuditRow.entity_type == "raw_message", AuditRow.entity_id.in_(keys))
             .where(AuditRow.action == "edit")
             .values(details=ERASED_DETAILS)
             .execution_options(synchronize_session=False)
