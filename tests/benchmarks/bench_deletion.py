@@ -1,4 +1,4 @@
-"""What "deletion means gone" costs: one delete and one bulk delete at a few archive sizes.
+"""What "deletion means gone" costs (one delete, one bulk delete), and backup / export times.
 
 Run: .venv/bin/python tests/benchmarks/bench_deletion.py [--sizes 10000 50000]
 
@@ -74,12 +74,20 @@ def bench(size: int) -> None:
             started = time.perf_counter()
             report = svc.memory.deletion.delete_matching(MessageSelector(channel="c3"))
             bulk = time.perf_counter() - started
+            assert svc.exports is not None
+            started = time.perf_counter()
+            svc.exports.backup(Path(tmp) / "backup")
+            backup = time.perf_counter() - started
+            started = time.perf_counter()
+            svc.exports.export(Path(tmp) / "export")
+            export = time.perf_counter() - started
         finally:
             svc.close()
     load = os.getloadavg()[0]
     print(
         f"{size:>7} msgs: delete one {one * 1000:7.0f} ms (purge alone {purge * 1000:6.0f} ms), "
-        f"bulk {len(report.deleted)} msgs {bulk * 1000:7.0f} ms   [load {load:.2f}]"
+        f"bulk {len(report.deleted)} msgs {bulk * 1000:7.0f} ms; backup {backup:5.2f} s, "
+        f"export {export:5.2f} s   [load {load:.2f}]"
     )
 
 
