@@ -150,3 +150,21 @@ def test_cli_import_stores_rows_for_the_configured_user(
             assert [r.user_id for r in session.scalars(select(RawMessageRow))] == ["alice"]
     finally:
         svc.close()
+
+
+@pytest.mark.anyio
+async def test_forgetting_routes_do_not_reach_another_user(seeded) -> None:
+    app = create_app(seeded["alice"], token=TOKEN)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://127.0.0.1:3415",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ) as http:
+        assert (await http.get("/api/forgetting/status", params={"user_id": "bob"})).status_code == 404
+        assert (await http.post("/api/forgetting/preview", json={"userId": "bob"})).status_code == 404
+        assert (await http.post("/api/forgetting/run", json={"userId": "bob"})).status_code == 404
+        own = await http.get("/api/forgetting/status", params={"user_id": "alice"})
+        assert own.status_code == 200 and own.json()["userId"] == "alice"
+    async with Client(build_mcp_server(seeded["alice"])) as mcp:
+        result = await mcp.call_tool("forgetting_status", {"user_id": "bob"})
+        assert result.is_error and "not_found" in result.content[0].text

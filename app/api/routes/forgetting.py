@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_services
+from app.core.errors import NotFound
 
 router = APIRouter(tags=["forgetting"])
 
@@ -97,16 +98,27 @@ class PreviewOut(_Model):
 _services = get_services
 
 
+def _own_user(request: Request, user_id: str | None) -> str | None:
+    """The server answers for its configured user only: another user's id is not found here."""
+    configured = _services(request).settings.user_id
+    if user_id not in (None, "", configured):
+        raise NotFound(f"no user {user_id!r} on this server", hint=f"it serves user {configured!r}")
+    return user_id or None
+
+
 @router.get("/forgetting/status", response_model=StatusOut, summary="Forgetting schedule, last run, lock")
 def forgetting_status(request: Request, user_id: str | None = None) -> dict[str, Any]:
-    return _services(request).forgetting.status(user_id)
+    return _services(request).forgetting.status(_own_user(request, user_id))
 
 
 @router.post("/forgetting/run", response_model=RunOut, summary="Run one forgetting cycle now")
 def forgetting_run(request: Request, body: RunIn | None = None) -> dict[str, Any]:
     body = body or RunIn()
     report = _services(request).forgetting.run(
-        body.user_id, dry_run=body.dry_run, trigger="api", include_undone=body.include_undone
+        _own_user(request, body.user_id),
+        dry_run=body.dry_run,
+        trigger="api",
+        include_undone=body.include_undone,
     )
     return report.to_dict()
 
@@ -124,7 +136,7 @@ def forgetting_dismiss(request: Request) -> dict[str, Any]:
 )
 def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[str, Any]:
     body = body or PreviewIn()
-    plan = _services(request).forgetting.preview(body.user_id)
+    plan = _services(request).forgetting.preview(_own_user(request, body.user_id))
     data = plan.to_dict(details=body.details)
     data["truncated"] = len(data["groups"]) > body.max_groups
     data["groups"] = data["groups"][: body.max_groups]

@@ -37,8 +37,11 @@ def register(server: MCPServer, services: Any) -> None:
             str | None, Field(max_length=64, description="default: the configured user")
         ] = None,
     ) -> dict[str, Any]:
+        configured = services.settings.user_id
+        if user_id not in (None, "", configured):  # one user per server: others are not found
+            raise ToolError(f"not_found: no user {user_id!r} on this server (it serves {configured!r})")
         try:
-            status = forgetting.status(user_id)
+            status = forgetting.status(user_id or None)
         except StrataError as exc:
             raise ToolError(f"{exc.code}: {exc}") from exc
         return {
