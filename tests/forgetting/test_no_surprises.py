@@ -9,8 +9,10 @@ import sys
 
 import pytest
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from app.bootstrap import build_services
+from app.cli.main import cli
 from app.core.clock import FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.errors import NotFound
@@ -40,7 +42,7 @@ def small_limit(settings, clock):
     svc.close()
 
 
-def test_a_big_scheduled_run_waits_for_the_user(small_limit) -> None:
+def test_a_big_scheduled_run_waits_for_the_user(small_limit, cli_env) -> None:
     svc = small_limit
     for day in (20, 21):
         seed_group(svc, day=day, n=3)  # 6 records would be archived, the limit is 4
@@ -50,6 +52,9 @@ def test_a_big_scheduled_run_waits_for_the_user(small_limit) -> None:
     assert waiting["archive"] == 6 and waiting["summaries"] == 2 and "forget dismiss" in waiting["message"]
     [again] = svc.forgetting.run_scheduled()  # the next cycle refreshes the same notice
     assert again.run_id == report.run_id and len(svc.forgetting.runs()) == 1
+    shown = CliRunner().invoke(cli, ["--data-dir", str(svc.layout.root), "forget", "status"])
+    said = " ".join(shown.output.split())
+    assert "waiting for you: a scheduled run would archive 6 records" in said and "forget dismiss" in said
 
     dismissed = svc.forgetting.dismiss_pending()
     assert dismissed["status"] == "dismissed" and svc.forgetting.status()["pendingPlan"] is None
@@ -83,7 +88,10 @@ def test_a_small_scheduled_run_applies_and_undone_records_stay(services) -> None
 HOST_SCRIPT = """
 import sys, time
 from apscheduler.schedulers.background import BackgroundScheduler
+from typer.testing import CliRunner
+
 from app.bootstrap import build_services
+from app.cli.main import cli
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.settings import load_settings
 svc = build_services(load_settings(), embedder=HashingEmbedder())
