@@ -16,6 +16,7 @@ from app.core.clock import Clock, iso
 from app.core.errors import NotFound
 from app.core.storage.db import Database
 from forgetting import runs as r
+from forgetting import store
 from forgetting.models import ForgetRunRow
 from forgetting.planner import ForgetPlan
 from forgetting.runner import ForgetRunner
@@ -63,6 +64,11 @@ class PendingPlans:
                 now,
                 message=f"paused after 'not now' until {iso((latest.finished_at or now) + SNOOZE_MS)}",
             )
+        with self.db.read() as session:
+            candidates = sum(store.candidate_counts(session, user_id, self.runner.config, now).values())
+        if candidates <= self.confirm_above:
+            # Cheap bound: a run never archives more than its candidates, so skip the extra plan.
+            return self.runner.run(user_id, trigger=trigger)
         plan = self.runner.preview(user_id)
         count = archive_count(plan)
         if count <= self.confirm_above:
