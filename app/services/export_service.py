@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import __version__
-from app.core.clock import Clock, iso
-from app.core.errors import InvalidInput
+from app.core.clock import Clock, SystemClock, iso
+from app.core.errors import Conflict, InvalidInput
 from app.core.paths import DataLayout
 from app.core.settings import Settings
 from app.core.storage import backup as snapshots
@@ -32,6 +33,7 @@ from app.core.storage.db import Database
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
 from app.core.storage.vectors import VectorStore
 from app.services.knowledge_service import KnowledgeService
+from forgetting import schedule
 from insights.tables import InsightRow
 
 PAGE = 2000
@@ -235,5 +237,23 @@ class ExportService:
 
 
 def restore_data_dir(source: Path, root: Path, *, force: bool = False) -> Path | None:
-    """Bring a backup back into `root` (before any service opens it); see app/core/storage/backup.py."""
+    """Bring a backup back into `root` (before any service opens it); see app/core/storage/backup.py.
+
+    Refuses while a scheduler host (the app or `strata serve`) is alive on `root`: it would keep
+    writing into the files being replaced.
+    """
+    layout = DataLayout(root)
+    if force and layout.database.exists():
+        db = Database(layout.database)
+        try:
+            host = schedule.describe(db, SystemClock())
+        except SQLAlchemyError:
+            host = {"active": False}  # no schedule table yet: nothing has hosted jobs here
+        finally:
+            db.dispose()
+        if host["active"]:
+            raise Conflict(
+                f"Strata is running on {root} (pid {host['pid']} on {host['host']})",
+                hint="quit the app or stop `strata serve`, then restore",
+            )
     return snapshots.restore(source, root, force=force)

@@ -16,11 +16,13 @@ from typer.testing import CliRunner
 
 from app.bootstrap import build_services
 from app.cli.main import cli
+from app.core.clock import SystemClock
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.jsonl import parse_jsonl
 from app.core.paths import resource_path
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.models import RawMessageRow
+from forgetting import schedule
 from tests.conftest import PROJECT_ROOT
 
 runner = CliRunner()
@@ -200,3 +202,14 @@ def _count(database: Path) -> int:
             conn.close()
     except sqlite3.Error:
         return 0
+
+
+def test_restore_refuses_while_strata_runs_on_the_data_dir(services, tmp_path, cli_env) -> None:
+    services.exports.backup(tmp_path / "snap")
+    # This process registers as the scheduler host, as the app or `strata serve` does.
+    schedule.record(services.db, SystemClock(), interval_minutes=60, next_run_at=SystemClock().now_ms() + 1)
+    root = services.layout.root
+    refused = runner.invoke(cli, ["--data-dir", str(root), "restore", str(tmp_path / "snap"), "--force"])
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and "Strata is running on" in said and "then restore" in said
+    assert (root / "strata.sqlite3").exists() and not list(tmp_path.glob("data.before-restore-*"))
