@@ -17,6 +17,7 @@ from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import (
     backup,
+    brief,
     connectors,
     deletion,
     forgetting,
@@ -47,6 +48,7 @@ ROUTERS = (
     importing.router,
     deletion.router,
     backup.router,
+    brief.router,
 )
 
 DESCRIPTION = (

@@ -8,6 +8,7 @@ import typer
 
 from app import __version__
 from app.cli.backup import backup_command, export_command, restore_command
+from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.forget import forget_app
@@ -63,6 +64,7 @@ cli.add_typer(connectors_app, name="connectors")
 cli.add_typer(messages_app, name="messages")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
+cli.command("brief")(brief_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
 cli.command("export")(export_command)
