@@ -24,8 +24,10 @@ from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.brief_service import BriefService
 from app.services.connector_service import ConnectorService
+from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMKeys, build_llm
@@ -58,6 +60,7 @@ class Services:
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
+    exports: ExportService | None = None
     brief: BriefService | None = None
     llm: GuardedLLM | None = None
 
@@ -145,6 +148,8 @@ def build_services(
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
+    memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(
@@ -185,7 +190,12 @@ def build_services(
         llm_keys=llm_keys,
         llm=llm,
         privacy=PrivacyService(settings, db, clock),
+        exports=ExportService(
+            db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
+        ),
     )
+    # Deleting a message also removes the insights that cite it (their text quotes it).
+    memory.deletion.hooks.append(InsightsDeletion(db, services.insights.index, keywords, clock))
     services.brief = build_brief_service(services)
     if repair:
         report = processor.repair()

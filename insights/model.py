@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.core.clock import iso
+from app.core.domain import DEFAULT_USER_ID
 
 
 class Importance(StrEnum):
@@ -58,9 +59,16 @@ TASK_LABELS = (
 INSIGHT_NAMESPACE = uuid.UUID("6f1d3c8e-5b57-4f39-9b0c-2f4e7d1a9c11")
 
 
-def insight_id(bot_id: str, dedupe_key: str) -> str:
-    """Spec: "UUID, deterministic from botId + dedupeKey"."""
-    return str(uuid.uuid5(INSIGHT_NAMESPACE, f"{bot_id}\x1f{dedupe_key}"))
+def insight_id(bot_id: str, dedupe_key: str, user_id: str = DEFAULT_USER_ID) -> str:
+    """Spec: "UUID, deterministic from botId + dedupeKey", made per user.
+
+    The default user keeps the spec's ids (existing data and links stay valid); any other user's
+    ids also hash the user, so two users' insights with the same key never share a row.
+    """
+    name = f"{bot_id}\x1f{dedupe_key}"
+    if user_id != DEFAULT_USER_ID:
+        name = f"{user_id}\x1f{name}"
+    return str(uuid.uuid5(INSIGHT_NAMESPACE, name))
 
 
 @dataclass(frozen=True, slots=True)

@@ -260,7 +260,7 @@ class InsightPipeline:
         """
         if draft.kind is not InsightKind.QUESTION or draft.status is not InsightStatus.RESOLVED:
             return False
-        return session.get(InsightRow, insight_id(bot_id, draft.dedupe_key)) is None
+        return session.get(InsightRow, insight_id(bot_id, draft.dedupe_key, self.user_id)) is None
 
 
 def _batches(messages: list[ChatMessage]) -> list[list[ChatMessage]]:

@@ -90,7 +90,7 @@ class InsightRepository:
         self, session: Session, *, user_id: str, bot_id: str, draft: InsightDraft, extractor: str, now: int
     ) -> tuple[str, str]:
         """Insert or update by (botId, dedupeKey); returns (id, "created" | "updated" | "unchanged")."""
-        key = insight_id(bot_id, draft.dedupe_key)
+        key = insight_id(bot_id, draft.dedupe_key, user_id)
         digest = content_hash(draft)
         row = session.get(InsightRow, key)
         if row is not None and row.content_hash == digest:

@@ -42,7 +42,7 @@ class InsightRow(Base):
     updated_at: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (
-        Index("ux_insights_bot_dedupe", "bot_id", "dedupe_key", unique=True),
+        Index("ux_insights_user_bot_dedupe", "user_id", "bot_id", "dedupe_key", unique=True),
         Index("ix_insights_user_kind_status", "user_id", "kind", "status"),
         Index("ix_insights_user_updated", "user_id", "updated_at"),
     )

@@ -16,8 +16,10 @@ from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import (
+    backup,
     brief,
     connectors,
+    deletion,
     forgetting,
     health,
     importing,
@@ -45,6 +47,8 @@ ROUTERS = (
     forgetting.router,
     kb.router,
     importing.router,
+    deletion.router,
+    backup.router,
     brief.router,
     privacy.router,
 )

@@ -71,6 +71,9 @@ class ForgettingSettings(BaseModel):
     max_candidates_per_tier: int = Field(default=500, ge=3)
     use_llm: bool = True
     retention: list[RetentionRuleSettings] = Field(default_factory=list)
+    # A scheduled run that would archive more records than this waits for the user (preview /
+    # run / not now) instead of applying; runs the user starts always apply.
+    confirm_above_records: int = Field(default=200, ge=0)
 
 
 class KnowledgeBaseSettings(BaseModel):

@@ -41,12 +41,21 @@ def get_message(
     message_id: MessageId,
     context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
     reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    include_archived: bool = Query(
+        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
+    ),
     services: Services = Depends(get_services),
 ) -> MessageOut:
     reveal = services.privacy.check_reveal(reveal)
     if context == 0:
-        return _outgoing(services, MessageOut.from_record(services.memory.get(message_id)), reveal)
-    found = services.memory.context(message_id, before=context, after=context)
+        return _outgoing(
+            services,
+            MessageOut.from_record(services.memory.get(message_id, reveal_archived=include_archived)),
+            reveal,
+        )
+    found = services.memory.context(
+        message_id, before=context, after=context, reveal_archived=include_archived
+    )
     neighbours = [_outgoing(services, MessageOut.from_record(r), reveal) for r in found.neighbours]
     return _outgoing(services, MessageOut.from_record(found.record, neighbours), reveal)
 

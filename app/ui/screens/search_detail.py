@@ -209,7 +209,9 @@ class DetailPane(QWidget):
         if record is None:
             return
         if not self.screen.confirm(
-            "Delete message", "Delete this message from your memory? This cannot be undone."
+            "Delete message",
+            "Delete this message for good? Its text is removed everywhere: search, summaries that "
+            "quote it and its edit history. This cannot be undone.",
         ):
             return
         memory = self.screen.memory

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.ui.context import UiContext
 from app.ui.events import SETTINGS
 from app.ui.screens.base import Screen
+from app.ui.screens.settings_backup import BackupRow
 from app.ui.screens.settings_integrations import IntegrationsSection
 from app.ui.screens.settings_llm_key import LlmKeyRow
 from app.ui.screens.settings_privacy import PrivacySection
@@ -76,6 +77,8 @@ class SettingsScreen(Screen):
         self.data_dir.setReadOnly(True)
         self.data_dir.setToolTip("Start with --data-dir DIR or STRATA_DATA_DIR to use another folder")
         form.addRow("Data directory", self.data_dir)
+        self.backup = BackupRow(self)
+        form.addRow("Export / backup", self.backup)
 
     def _build_models(self, settings: Any) -> None:
         form = self.group("Embeddings and LLM (applied at next start)")
