@@ -50,6 +50,14 @@ class Projection:
         return cls(basis, rows, residuals.astype(np.float32))
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    version: Any
+    keys: np.ndarray
+    matrix: np.ndarray
+    columns: dict[str, np.ndarray]
+
+
 class VectorMatrixCache:
     def __init__(
         self,
@@ -95,6 +103,14 @@ class VectorMatrixCache:
         self._matrix, self._columns, self._version = matrix, columns, version
         self._masks = {}
         return True
+
+    def snapshot(self) -> Snapshot | None:
+        """The current copy (keys, unit vectors, prefilter columns) for read-only use; None when the
+        collection is too large to hold. A new table version yields a new snapshot object."""
+        with self._lock:
+            if not self._refresh():
+                return None
+            return Snapshot(self._version, self._keys, self._matrix, self._columns)
 
     def search(
         self, vector: np.ndarray, limit: int, mask: Mask, mask_key: Hashable | None = None
