@@ -12,6 +12,8 @@ from app.core.clock import Clock, SystemClock
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
+from app.core.index.lease import WriterLeases
+from app.core.index.maintenance import KindReport, Progress
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
@@ -24,10 +26,13 @@ from app.core.storage.vectors import VectorStore
 from app.services.connector_service import ConnectorService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.index_service import IndexedKind, IndexService
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMClient, LLMKeys
 from app.services.memory_service import MemoryService
+from knowledge_base.maintenance import ChunkSource
+from knowledge_base.maintenance import repair as kb_repair
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,7 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    index: IndexService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
@@ -69,12 +75,14 @@ def build_services(
     data_dir: Path | None = None,
     clock: Clock | None = None,
     embedder: Embedder | None = None,
-    repair: bool = True,
+    repair: bool = False,
 ) -> Services:
     """Open (creating if needed) the data dir named by settings and wire the services.
 
     `clock` and `embedder` are injectable for tests and benchmarks; the defaults are the
-    wall clock and the embedder the settings name.
+    wall clock and the embedder the settings name. Index repair is not part of opening (a
+    read command must never do it on its path): `strata doctor --repair` and the scheduler
+    host's background job run it; `repair=True` runs it here, for tests and tools.
     """
     settings = settings or load_settings(data_dir)
     layout = settings.layout.ensure()
@@ -84,6 +92,7 @@ def build_services(
     migrate(db)
     vectors = VectorStore(layout.vectors)
     keywords = KeywordIndex()
+    leases = WriterLeases(db, clock)
     secrets = open_secret_store(layout.secrets_file)
     llm_keys = LLMKeys(secrets)
     if embedder is None:
@@ -98,15 +107,15 @@ def build_services(
         keywords=keywords,
         events=events,
         max_message_bytes=settings.max_message_bytes,
+        leases=leases,
     )
     access = AccessTracker(db, clock)
     llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
-        processor.collection,
+        processor.corpus,
         embedder,
         clock,
-        keywords=keywords,
         access=access,
         config=SearchConfig(
             candidate_pool=settings.search.candidate_pool,
@@ -135,11 +144,26 @@ def build_services(
         llm_client_factory=llm_client.prepare if llm_client is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
+        leases=leases,
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
-    knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
+    knowledge = KnowledgeService.build(
+        settings, db, vectors, keywords, embedder, clock, events=events, leases=leases
+    )
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
+    insights = build_insights_service(
+        settings,
+        db=db,
+        vectors=vectors,
+        embedder=embedder,
+        keywords=keywords,
+        clock=clock,
+        events=events,
+        llm_client=llm_client,
+        leases=leases,
+    )
+    index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
     connectors = ConnectorService(
         db,
         memory,
@@ -164,21 +188,44 @@ def build_services(
         forgetting=forgetting,
         knowledge=knowledge,
         imports=ImportService(memory, user_id=settings.user_id),
-        insights=build_insights_service(
-            settings,
-            db=db,
-            vectors=vectors,
-            embedder=embedder,
-            keywords=keywords,
-            clock=clock,
-            events=events,
-            llm_client=llm_client,
-        ),
+        insights=insights,
+        index=index,
         connectors=connectors,
         llm_keys=llm_keys,
     )
     if repair:
-        report = processor.repair()
-        if report.reembedded or report.orphans_removed:
-            log.warning("repaired vector index: %s", report)
+        index.run_repair_job()
     return services
+
+
+def build_index_service(
+    db: Database,
+    leases: WriterLeases,
+    processor: Processor,
+    forgetting: ForgettingService,
+    insights: InsightsService,
+    knowledge: KnowledgeService,
+) -> IndexService:
+    """Every kind of the indexed corpus, for doctor and the background repair."""
+    kb = knowledge.kb
+
+    def repair_messages(full: bool, progress: Progress | None) -> KindReport:
+        report = processor.repair(full=full, progress=progress).kind
+        assert report is not None
+        return report
+
+    def repair_chunks(full: bool, progress: Progress | None) -> KindReport:
+        report = kb_repair(kb, full=full, progress=progress).kind
+        assert report is not None
+        return report
+
+    return IndexService(
+        db,
+        leases,
+        [
+            IndexedKind("messages", processor.corpus, processor.source, repair_messages),
+            IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
+            IndexedKind("insights", insights.index.corpus, insights.index.source),
+            IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
+        ],
+    )

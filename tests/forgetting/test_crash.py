@@ -15,7 +15,7 @@ from sqlalchemy import select
 from app.bootstrap import build_services
 from app.core.clock import FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
-from app.core.processor import encode_row
+from app.core.index.message_kind import encode_row
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
 from forgetting.models import ForgetRunItemRow, ForgetRunRow
 from tests.conftest import PROJECT_ROOT

@@ -1,4 +1,4 @@
-"""Hybrid message search: LanceDB vectors + FTS5 BM25, fused by reciprocal rank fusion."""
+"""Hybrid message search over the message corpus: both legs under one typed filter, one fusion."""
 
 from __future__ import annotations
 
@@ -7,22 +7,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 from app.core.access import AccessTracker
 from app.core.clock import DAY_MS, Clock
 from app.core.domain import SearchFilters, SearchHit
 from app.core.embeddings.base import Embedder
+from app.core.index.corpus import Corpus
+from app.core.index.filters import Eq, Filter, between, one_of
+from app.core.index.legs import FusionParams, LegHit, Legs, fuse
 from app.core.search.dates import parse_query_dates
-from app.core.search.fusion import near_duplicate_key, rrf_fuse
+from app.core.search.fusion import near_duplicate_key
 from app.core.search.people import PeopleDirectory
 from app.core.storage.db import Database
-from app.core.storage.keyword import KeywordIndex
 from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
 from app.core.storage.models import RawMessageRow
-from app.core.storage.vector_cache import VectorMatrixCache
-from app.core.storage.vectors import VectorCollection, sql_quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +43,12 @@ class SearchConfig:
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
 
+    @property
+    def fusion(self) -> FusionParams:
+        return FusionParams(
+            rrf_k=self.rrf_k, vector_weight=self.vector_weight, keyword_weight=self.keyword_weight
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class MessageQuery:
@@ -57,24 +62,21 @@ class MessageSearcher:
     def __init__(
         self,
         db: Database,
-        collection: VectorCollection,
+        corpus: Corpus,
         embedder: Embedder,
         clock: Clock,
         *,
-        keywords: KeywordIndex | None = None,
         access: AccessTracker | None = None,
         config: SearchConfig | None = None,
         people: PeopleDirectory | None = None,
     ) -> None:
         self.db = db
-        self.collection = collection
+        self.corpus = corpus
         self.embedder = embedder
         self.clock = clock
-        self.keywords = keywords or KeywordIndex()
         self.access = access
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
-        self.matrix = VectorMatrixCache(collection)
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -98,21 +100,27 @@ class MessageSearcher:
 
     def _search(self, query: MessageQuery) -> list[SearchHit]:
         pool = max(self.config.candidate_pool, query.limit * 3)
-        keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, pool)
-        vector_ranked = self._vector_candidates(query, pool)
-        keyword_ranked = keyword_future.result()
-        fused = rrf_fuse(
-            [vector_ranked, keyword_ranked],
-            k=self.config.rrf_k,
-            weights=[self.config.vector_weight, self.config.keyword_weight],
-        )
-        if not fused:
+        where = message_filter(query)
+        keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, where, pool)
+        vector_leg = self.corpus.vector_leg(self.embedder.embed_query(query.text), pool, where)
+        legs = Legs(vector=vector_leg, keyword=keyword_future.result())
+        candidates = [int(k) for k in legs.keys]
+        if not candidates:
             return []
         with self.db.read() as session:
             # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
             # hundred candidates cost more than the query itself.
-            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(list(fused))))
+            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
             rows = {r.id: r for r in found}
+        fused = {
+            int(key): score
+            for key, score in fuse(
+                legs,
+                query=query.text,
+                texts={str(i): r.content for i, r in rows.items()},
+                params=self.config.fusion,
+            ).items()
+        }
         now = self.clock.now_ms()
         mentions = self.people.mentions(query.user_id, query.text)
         scored: list[tuple[float, Any]] = []
@@ -142,45 +150,19 @@ class MessageSearcher:
             self.access.record(int(h.id) for h in hits)
         return hits
 
-    def _vector_candidates(self, query: MessageQuery, pool: int) -> list[int]:
-        vector = self.embedder.embed_query(query.text)
-        hits = self.matrix.search(
-            vector,
-            pool,
-            lambda columns: _numpy_mask(columns, query),
-            mask_key=(query.user_id, query.filters),
-        )
-        if hits is None:  # too many rows to hold in memory: let LanceDB scan
-            hits = self.collection.search(vector, pool, _lance_where(query))
-        return [int(h.key) for h in hits]
-
-    def _keyword_candidates(self, query: MessageQuery, pool: int) -> list[int]:
-        clauses, params = _sql_filters(query.filters)
+    def _keyword_candidates(self, query: MessageQuery, where: Filter, pool: int) -> tuple[LegHit, ...]:
         with self.db.read() as session:
-            if clauses or self._several_users(session):
-                clauses.append("m.user_id = :user_id")
-                if not query.filters.include_archived:
-                    clauses.append("m.archived_at IS NULL")
-                params["user_id"] = query.user_id
-                hits = self.keywords.search_messages(
-                    session,
-                    query.text,
-                    pool,
-                    join_sql="JOIN raw_messages m ON m.id = messages_fts.rowid",
-                    where_sql="".join(f" AND {c}" for c in clauses),
-                    params=params,
-                    row_budget=self.config.keyword_row_budget,
-                )
-            else:
-                # One user and no filters: skip the join; rows of other users cannot exist, and
-                # archived rows are dropped after hydration.
-                hits = self.keywords.search_messages(
-                    session, query.text, pool, row_budget=self.config.keyword_row_budget
-                )
-        return [int(h.ref) for h in hits]
-
-    def _several_users(self, session: Any) -> bool:
-        return bool(session.execute(text("SELECT count(*) > 1 FROM users")).scalar_one())
+            # One user and no filters: skip the join; rows of other users cannot exist, and
+            # archived rows are dropped after hydration.
+            plain = not where.without("user_id", "archived").terms and not self.corpus.several_users(session)
+            return self.corpus.keyword_leg(
+                session,
+                query.user_id,
+                query.text,
+                pool,
+                None if plain else where,
+                row_budget=self.config.keyword_row_budget,
+            )
 
     @staticmethod
     def _passes(row: Any, query: MessageQuery) -> bool:
@@ -238,58 +220,20 @@ def _hit(row: Any, score: float) -> SearchHit:
     )
 
 
-def _in_list(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN (" + ", ".join(sql_quote(v) for v in values) + ")"
-
-
-def _numpy_mask(columns: dict[str, np.ndarray], query: MessageQuery) -> np.ndarray:
-    """The same filter as `_lance_where`, over the in-memory columns."""
+def message_filter(query: MessageQuery) -> Filter:
+    """The query's filters as typed terms over the message corpus's columns."""
     f = query.filters
-    mask = columns["user_id"] == query.user_id
-    if not f.include_archived:
-        mask &= ~columns["archived"].astype(bool)
-    for name, values in (("platform", f.platforms), ("channel", f.channels), ("person", f.persons)):
-        if values:
-            mask &= np.isin(columns[name], list(values))
-    if f.since is not None:
-        mask &= columns["timestamp"] >= f.since
-    if f.until is not None:
-        mask &= columns["timestamp"] <= f.until
-    return mask
-
-
-def _lance_where(query: MessageQuery) -> str:
-    f = query.filters
-    parts = [f"user_id = {sql_quote(query.user_id)}"]
-    if not f.include_archived:
-        parts.append("archived = false")
-    if f.platforms:
-        parts.append(_in_list("platform", f.platforms))
-    if f.channels:
-        parts.append(_in_list("channel", f.channels))
-    if f.persons:
-        parts.append(_in_list("person", f.persons))
-    if f.since is not None:
-        parts.append(f"timestamp >= {int(f.since)}")
-    if f.until is not None:
-        parts.append(f"timestamp <= {int(f.until)}")
-    return " AND ".join(parts)
-
-
-def _sql_filters(f: SearchFilters) -> tuple[list[str], dict[str, object]]:
-    clauses: list[str] = []
-    params: dict[str, object] = {}
-    for column, values in (("platform", f.platforms), ("channel", f.channels), ("person", f.persons)):
-        if values:
-            names = []
-            for i, value in enumerate(values):
-                params[f"{column}{i}"] = value
-                names.append(f":{column}{i}")
-            clauses.append(f"m.{column} IN ({', '.join(names)})")
-    if f.since is not None:
-        clauses.append("m.timestamp >= :since")
-        params["since"] = f.since
-    if f.until is not None:
-        clauses.append("m.timestamp <= :until")
-        params["until"] = f.until
-    return clauses, params
+    return Filter(
+        tuple(
+            t
+            for t in (
+                Eq("user_id", query.user_id),
+                None if f.include_archived else Eq("archived", False),
+                one_of("platform", f.platforms),
+                one_of("channel", f.channels),
+                one_of("person", f.persons),
+                between("timestamp", f.since, f.until),
+            )
+            if t is not None
+        )
+    )

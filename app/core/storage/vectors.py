@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from app.core.errors import StorageError
+from app.core.index.filters import Filter, OneOf, to_lance
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -43,11 +44,6 @@ COLUMN_TYPES: dict[str, pa.DataType] = {
 def collection_name(kind: str, model_id: str, dimensions: int) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", model_id.lower()).strip("_")
     return f"{kind}__{slug}__{dimensions}"
-
-
-def sql_quote(value: str) -> str:
-    """A string literal for a LanceDB filter expression."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,25 +96,34 @@ class VectorCollection:
             )
         )
 
-    def update_columns(self, where: str, values: dict[str, Any]) -> None:
-        """Change prefilter columns in place (e.g. tier or archived) without re-embedding."""
-        self._store.retry(lambda: self.table.update(where=where, values=values))
+    def update_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
+        """Change prefilter columns of `keys` in place (e.g. tier or archived) without re-embedding."""
+        unknown = set(values) - set(self.columns)
+        if unknown:
+            raise StorageError(f"collection {self.name} has no column(s) {sorted(unknown)}")
+        for start in range(0, len(keys), 500):
+            where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self._store.retry(lambda where=where: self.table.update(where=where, values=values))
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            expr = "key IN (" + ", ".join(sql_quote(k) for k in part) + ")"
-            self._store.retry(lambda expr=expr: self.table.delete(expr))
+            where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self._store.retry(lambda where=where: self.table.delete(where))
 
-    def search(self, vector: np.ndarray, limit: int, where: str | None = None) -> list[VectorHit]:
+    def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
+        """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
-        if where:
-            query = query.where(where, prefilter=True)
+        expression = to_lance(where) if where is not None else None
+        if expression:
+            query = query.where(expression, prefilter=True)
         rows = query.select(["key", "_distance"]).to_list()
         return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
 
     def keys(self) -> list[str]:
-        return self.table.to_arrow().column("key").to_pylist()
+        """Every stored key (reads the key column only, not the vectors)."""
+        if self.count() == 0:
+            return []
+        return self.table.search().select(["key"]).limit(None).to_arrow().column("key").to_pylist()
 
     def count(self) -> int:
         return int(self.table.count_rows())
