@@ -1,13 +1,56 @@
-"""Reciprocal rank fusion and near-duplicate collapse for hybrid result lists."""
+"""Score-level fusion of the vector and keyword legs into one relevance in [0, 1] per candidate."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
+
+from app.core.search.relevance import RelevanceModel
 
 K = TypeVar("K", bound=Hashable)
 _NON_WORD = re.compile(r"\W+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class LegHit:
+    """One candidate as one leg saw it: `rank` is 1-based; `value` is the cosine similarity for the
+    vector leg and the positive BM25 score ("higher is better") for the keyword leg."""
+
+    key: str
+    rank: int
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """Tuned once for every record kind (messages, summaries, insights, document chunks)."""
+
+    relevance: RelevanceModel = RelevanceModel()
+
+
+def score_candidates(
+    vector: Sequence[LegHit],
+    keyword: Sequence[LegHit],
+    *,
+    query: str,
+    texts: Mapping[str, str],
+    config: FusionConfig | None = None,
+) -> dict[str, float]:
+    """Relevance in [0, 1] of every candidate either leg found, comparable across kinds.
+
+    `texts` holds each candidate's text (keys missing from it are scored on the legs' values
+    alone); it lets the lexical evidence be exact (phrase, every content word) rather than a
+    BM25 value whose scale depends on the corpus."""
+    model = (config or FusionConfig()).relevance
+    cosines = {h.key: h.value for h in vector}
+    bm25 = {h.key: h.value for h in keyword}
+    scorer = model.for_query(query, max(bm25.values(), default=0.0))
+    return {
+        key: scorer.relevance(cosines.get(key), bm25.get(key), texts.get(key))
+        for key in dict.fromkeys([*cosines, *bm25])
+    }
 
 
 def rrf_fuse(
