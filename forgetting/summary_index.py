@@ -119,7 +119,7 @@ class SummaryIndex:
         self.keywords = keywords or KeywordIndex()
         self.corpus = Corpus(SUMMARY_SPEC, vectors, embedder, self.keywords, leases=leases)
         self.source = SummarySource()
-        self.fusion = FusionParams(rrf_k=rrf_k)
+        self.fusion = FusionParams()
 
     @property
     def collection(self) -> VectorCollection:

@@ -73,7 +73,7 @@ class ChunkSearcher:
             legs,
             query=text,
             texts={k: c.content for k, c in chunks.items()},
-            params=FusionParams(rrf_k=self.config.rrf_k),
+            params=FusionParams(),
         )
         hits: list[ChunkHit] = []
         for chunk_id, score in fused.items():

@@ -245,9 +245,7 @@ def build_insights_service(
             client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
             daily_token_cap=settings.llm.daily_token_cap,
         )  # fmt: skip
-    index = InsightIndex(
-        vectors, embedder, keywords, leases=leases, fusion=FusionParams(rrf_k=settings.search.rrf_k)
-    )
+    index = InsightIndex(vectors, embedder, keywords, leases=leases, fusion=FusionParams())
     pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
     return InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from app.core.search.fusion import rrf_fuse
+from app.core.search.fusion import FusionConfig, LegHit, score_candidates
 
-
-@dataclass(frozen=True, slots=True)
-class LegHit:
-    """One candidate as one leg saw it: `rank` is 1-based; `value` is the cosine similarity for the
-    vector leg and the positive BM25 score ("higher is better") for the keyword leg."""
-
-    key: str
-    rank: int
-    value: float
+__all__ = ["FusionParams", "LegHit", "Legs", "fuse", "ranked"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +27,7 @@ class Legs:
 class FusionParams:
     """One set of fusion parameters for every kind (messages, summaries, insights, chunks)."""
 
-    rrf_k: int = 10
-    vector_weight: float = 1.0
-    keyword_weight: float = 1.0
+    config: FusionConfig = field(default_factory=FusionConfig)
 
 
 def ranked(pairs: Sequence[tuple[str, float]]) -> tuple[LegHit, ...]:
@@ -46,13 +36,5 @@ def ranked(pairs: Sequence[tuple[str, float]]) -> tuple[LegHit, ...]:
 
 
 def fuse(legs: Legs, *, query: str, texts: Mapping[str, str], params: FusionParams) -> dict[str, float]:
-    """The one fusion path every kind goes through: key -> score, in no particular order.
-
-    Today reciprocal rank fusion over the legs' ranks; `query` and `texts` are the evidence a
-    score-level fusion uses (see app/core/search/fusion.py)."""
-    del query, texts  # rank fusion needs the positions only
-    return rrf_fuse(
-        [[h.key for h in legs.vector], [h.key for h in legs.keyword]],
-        k=params.rrf_k,
-        weights=[params.vector_weight, params.keyword_weight],
-    )
+    """The one fusion path every kind goes through: key -> relevance in [0, 1], in no order."""
+    return score_candidates(legs.vector, legs.keyword, query=query, texts=texts, config=params.config)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from app.core.search.relevance import RelevanceModel
@@ -27,7 +27,7 @@ class LegHit:
 class FusionConfig:
     """Tuned once for every record kind (messages, summaries, insights, document chunks)."""
 
-    relevance: RelevanceModel = RelevanceModel()
+    relevance: RelevanceModel = field(default_factory=RelevanceModel)
 
 
 def score_candidates(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -43,11 +43,7 @@ class SearchConfig:
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
 
-    @property
-    def fusion(self) -> FusionParams:
-        return FusionParams(
-            rrf_k=self.rrf_k, vector_weight=self.vector_weight, keyword_weight=self.keyword_weight
-        )
+    fusion: FusionParams = field(default_factory=FusionParams)
 
 
 @dataclass(frozen=True, slots=True)
