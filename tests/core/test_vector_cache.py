@@ -1,5 +1,7 @@
 """The in-memory vector copy answers like LanceDB and never serves stale rows."""
 
+import time
+
 import numpy as np
 
 from app.bootstrap import Services
@@ -7,6 +9,7 @@ from app.core.domain import SearchFilters
 from app.core.index.filters import to_mask
 from app.core.search.messages import MessageQuery, message_filter
 from app.core.storage.vector_cache import Projection, VectorMatrixCache, _bounded_scores
+from app.core.storage.vectors import VectorStore
 from tests.conftest import make_message
 
 
@@ -92,3 +95,25 @@ def test_cache_with_projection_answers_like_the_full_scan(services: Services) ->
             assert a is not None and b is not None
             assert np.allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-5)
     assert projected._projection is not None
+
+
+def test_own_writes_show_at_once_and_other_writers_commits_catch_up_in_the_background(tmp_path) -> None:
+    ours = VectorStore(tmp_path / "v").collection("t", "m", 4, ("user_id",))
+    theirs = VectorStore(tmp_path / "v").collection("t", "m", 4, ("user_id",))  # another process
+    unit = np.eye(4, dtype=np.float32)
+    ours.upsert(["a"], unit[:1], [{"user_id": "u"}])
+    cache = VectorMatrixCache(ours)
+
+    def keys() -> set[str]:
+        return {h.key for h in cache.search(unit[1], 10, lambda c: c["user_id"] == "u") or []}
+
+    assert keys() == {"a"}
+    ours.upsert(["b"], unit[1:2], [{"user_id": "u"}])
+    assert keys() == {"a", "b"}  # read your writes
+    theirs.upsert(["c"], unit[2:3], [{"user_id": "u"}])
+    first = keys()  # never waits for the reload another process's commit caused
+    assert first <= {"a", "b", "c"}
+    deadline = time.time() + 10
+    while keys() != {"a", "b", "c"}:
+        assert time.time() < deadline, "the background reload never caught up"
+        time.sleep(0.02)

@@ -65,6 +65,9 @@ class VectorCollection:
         fields.append(pa.field("vector", pa.list_(pa.float32(), dimensions)))
         self.schema = pa.schema(fields)
         self._table: Any = None
+        # Writes made through this object (this process): an in-memory copy reloads at once after
+        # them, and only lazily after other processes' commits (see vector_cache).
+        self.local_writes = 0
 
     @property
     def table(self) -> Any:
@@ -87,6 +90,7 @@ class VectorCollection:
             pa.array(vectors.astype(np.float32).ravel()), self.dimensions
         )
         batch = pa.table(data, schema=self.schema)
+        self.local_writes += 1
         self._store.retry(
             lambda: (
                 self.table.merge_insert("key")
@@ -103,11 +107,13 @@ class VectorCollection:
             raise StorageError(f"collection {self.name} has no column(s) {sorted(unknown)}")
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self.local_writes += 1
             self._store.retry(lambda where=where: self.table.update(where=where, values=values))
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self.local_writes += 1
             self._store.retry(lambda where=where: self.table.delete(where))
 
     def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
@@ -130,6 +136,7 @@ class VectorCollection:
 
     def optimize(self) -> None:
         """Compact fragments left by many small upserts (keeps search fast)."""
+        self.local_writes += 1
         self._store.retry(lambda: self.table.optimize())
 
 
