@@ -11,14 +11,16 @@ from app.core.access import AccessTracker
 from app.core.clock import Clock, SystemClock
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
+from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
 from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import KindReport, Progress
+from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
 from app.core.secrets import open_secret_store
-from app.core.settings import Settings, load_settings
+from app.core.settings import EmbeddingSettings, Settings, load_settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
@@ -31,6 +33,7 @@ from app.services.insights_service import InsightsService, build_insights_servic
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMClient, LLMKeys
 from app.services.memory_service import MemoryService
+from app.services.reembed_service import ReembedService
 from knowledge_base.maintenance import ChunkSource
 from knowledge_base.maintenance import repair as kb_repair
 
@@ -57,6 +60,7 @@ class Services:
     imports: ImportService
     insights: InsightsService
     index: IndexService
+    reembed: ReembedService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
@@ -99,6 +103,10 @@ def build_services(
         # The OpenAI-compatible endpoint has one key (Settings, `strata llm set-key` or the env).
         api_key = llm_keys.resolve() if settings.embedding.provider == "openai" else None
         embedder = build_embedder(settings.embedding, api_key=api_key)
+    configured = embedder
+    # Search keeps the model it has vectors for until a re-embed job completes (reembed_service).
+    active = SwitchableEmbedder(_active_embedder(db, settings, configured, llm_keys, clock))
+    embedder = active
     processor = Processor(
         db,
         vectors,
@@ -164,6 +172,14 @@ def build_services(
         leases=leases,
     )
     index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
+    reembed = ReembedService(
+        index,
+        active,
+        configured,
+        settings.embedding.model_dump(),
+        clock,
+        user_id=settings.user_id,
+    )
     connectors = ConnectorService(
         db,
         memory,
@@ -190,12 +206,42 @@ def build_services(
         imports=ImportService(memory, user_id=settings.user_id),
         insights=insights,
         index=index,
+        reembed=reembed,
         connectors=connectors,
         llm_keys=llm_keys,
     )
     if repair:
         index.run_repair_job()
     return services
+
+
+def _active_embedder(
+    db: Database, settings: Settings, configured: Embedder, keys: LLMKeys, clock: Clock
+) -> Embedder:
+    """The embedder of the model search uses: the configured one, unless a switch is pending."""
+    with db.read() as session:
+        state = read_active(session)
+    current = ActiveModel(configured.model_id, configured.dimensions, settings.embedding.model_dump())
+    if state is None:  # first start (or a data dir from before index_state): the configured model
+        with db.write() as session:
+            write_active(session, current, clock.now_ms())
+        return configured
+    if (state.model_id, state.dimensions) == (current.model_id, current.dimensions):
+        return configured
+    try:
+        previous = EmbeddingSettings.model_validate(state.embedding)
+        api_key = keys.resolve() if previous.provider == "openai" else None
+        rebuilt = build_embedder(previous, api_key=api_key)
+        if (rebuilt.model_id, rebuilt.dimensions) == (state.model_id, state.dimensions):
+            log.info("embedding model changed to %s; searching with %s until `strata reembed` completes",
+                     configured.model_id, state.model_id)  # fmt: skip
+            return rebuilt
+    except Exception:  # the old model cannot be built here (missing key, files): switch now
+        log.warning("cannot build the previous embedding model %s", state.model_id, exc_info=True)
+    # Without the old model, search uses the configured one at once; repair refills its vectors.
+    with db.write() as session:
+        write_active(session, current, clock.now_ms())
+    return configured
 
 
 def build_index_service(

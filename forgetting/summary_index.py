@@ -90,6 +90,14 @@ class SummarySource:
         rows = session.scalars(select(MemorySummaryRow).where(MemorySummaryRow.summary_id.in_(list(keys))))
         return [summary_doc(r) for r in rows]
 
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        del dimensions  # summaries stamp the model id only
+        session.execute(
+            update(MemorySummaryRow)
+            .where(MemorySummaryRow.embedding_model == old_model)
+            .values(embedding_model=model_id)
+        )
+
     def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
         if not docs:
             return

@@ -67,6 +67,9 @@ class InsightSource:
         rows = session.scalars(select(InsightRow).where(InsightRow.id.in_(list(keys))))
         return [insight_doc(r.id, r.user_id, to_draft(r)) for r in rows]
 
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        del session, old_model, model_id, dimensions  # no stamps
+
     def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
         del session, docs, model_id, dimensions  # nothing to record: see `unembedded`
 

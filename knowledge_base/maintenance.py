@@ -49,6 +49,13 @@ class ChunkSource:
         rows = session.scalars(select(RagChunkRow).where(RagChunkRow.id.in_(list(keys))))
         return [chunk_doc(r) for r in rows]
 
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        session.execute(
+            update(RagDocumentRow)
+            .where(RagDocumentRow.embedding_model == old_model)
+            .values(embedding_model=model_id, embedding_dimensions=dimensions)
+        )
+
     def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
         ids = sorted({str(d.columns["document_id"]) for d in docs})
         if ids:

@@ -26,6 +26,7 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
     hooks = (
         ("forgetting", lambda: services.forgetting.schedule(scheduler)),
         ("index", lambda: services.index.schedule(scheduler)),
+        ("reembed", lambda: services.reembed.schedule(scheduler)),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
         (
             "insights",

@@ -41,6 +41,10 @@ class IndexSource(Protocol):
         """Record that `docs` now have vectors of this model (no-op for kinds without stamps)."""
         ...
 
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        """After a completed model switch: rows stamped with `old_model` now have this model's vectors."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class KindReport:

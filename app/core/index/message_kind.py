@@ -103,6 +103,13 @@ class MessageSource:
         rows = session.scalars(select(RawMessageRow).where(RawMessageRow.id.in_(ids)))
         return [message_doc(r) for r in rows]
 
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        session.execute(
+            update(RawMessageRow)
+            .where(RawMessageRow.embedding_model == old_model)
+            .values(embedding_model=model_id, embedding_dimensions=dimensions)
+        )
+
     def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
         if not docs:
             return

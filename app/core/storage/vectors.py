@@ -160,6 +160,12 @@ class VectorStore:
             self._collections[name] = existing
         return existing
 
+    def drop(self, kind: str, model_id: str, dimensions: int) -> None:
+        """Remove a whole collection (a model no longer in use after a completed switch)."""
+        name = collection_name(kind, model_id, dimensions)
+        self._collections.pop(name, None)
+        self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))
+
     def retry(self, work: Callable[[], T], attempts: int = 6) -> T:
         """LanceDB commits are optimistic: another writer may win; retry with backoff."""
         for attempt in range(attempts):

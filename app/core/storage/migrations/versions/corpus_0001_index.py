@@ -1,4 +1,4 @@
-"""Indexed corpus: keyword_refs carries user_id; index_state records each kind's active model."""
+"""Indexed corpus: keyword_refs carries user_id; index_state records the model search uses."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -20,10 +20,12 @@ def upgrade() -> None:
     op.create_index("ix_keyword_refs_user_kind", "keyword_refs", ["user_id", "kind"])
     op.create_table(
         "index_state",
-        sa.Column("kind", sa.String(32), primary_key=True),
+        sa.Column("name", sa.String(32), primary_key=True),
         # The model whose vectors search uses; a re-embed to another model switches it when complete.
         sa.Column("active_model", sa.String(200), nullable=False),
         sa.Column("active_dimensions", sa.Integer, nullable=False),
+        # The embedding settings that build that model again (the settings file may name another).
+        sa.Column("active_embedding", sa.JSON, nullable=False),
         sa.Column("updated_at", sa.BigInteger, nullable=False),
     )
 
