@@ -155,6 +155,12 @@ class InsightPipeline:
         return messages, (bots[0] if bots else DEFAULT_BOT_ID)
 
     def _store(self, drafts: list[InsightDraft], bot_id: str, source: str) -> tuple[int, int, int, list[str]]:
+        with self.index.corpus.writing():  # rows commit before their vectors: not repair's to fix
+            return self._store_indexed(drafts, bot_id, source)
+
+    def _store_indexed(
+        self, drafts: list[InsightDraft], bot_id: str, source: str
+    ) -> tuple[int, int, int, list[str]]:
         now = self.clock.now_ms()
         counts = {"created": 0, "updated": 0, "unchanged": 0}
         changed: list[tuple[str, InsightDraft]] = []

@@ -15,7 +15,18 @@ from fastapi import FastAPI, Security
 from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
-from app.api.routes import connectors, forgetting, health, importing, insights, kb, messages, search, stats
+from app.api.routes import (
+    connectors,
+    forgetting,
+    health,
+    importing,
+    index,
+    insights,
+    kb,
+    messages,
+    search,
+    stats,
+)
 from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
@@ -28,6 +39,7 @@ ROUTERS = (
     messages.router,
     search.router,
     stats.router,
+    index.router,
     insights.router,
     connectors.router,
     forgetting.router,

@@ -16,6 +16,7 @@ from app.cli.kb import kb_app
 from app.cli.llm import llm_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
+from app.cli.reembed import reembed_command
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
@@ -62,6 +63,7 @@ cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("reembed")(reembed_command)
 cli.command("ui")(ui_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)

@@ -12,6 +12,7 @@ from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
+from app.core.index.lease import WriterLeases
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
@@ -65,7 +66,8 @@ class ForgettingService:
         llm: LLMSettings | None = None,
         llm_client_factory: LLMClientFactory | None = None,
         keywords: KeywordIndex | None = None,
-        rrf_k: int = 60,
+        rrf_k: int = 10,
+        leases: WriterLeases | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
@@ -75,7 +77,9 @@ class ForgettingService:
         self.llm_client_factory = llm_client_factory
         self.config = config_from_settings(self.settings)
         keywords = keywords or KeywordIndex()
-        self.summaries = SummaryIndex(db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k)
+        self.summaries = SummaryIndex(
+            db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k, leases=leases
+        )
         self.runner = ForgetRunner(
             db,
             clock,

@@ -10,6 +10,8 @@ from app.core.clock import DAY_MS, Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
@@ -224,7 +226,7 @@ def _sort_key(sort: str) -> Callable[[RankedInsight], Any]:
 
 def build_insights_service(
     settings: Settings, *, db: Database, vectors: VectorStore, embedder: Embedder, keywords: KeywordIndex,
-    clock: Clock, events: EventBus | None = None, llm_client: Any = None,
+    clock: Clock, events: EventBus | None = None, llm_client: Any = None, leases: WriterLeases | None = None,
 ) -> InsightsService:  # fmt: skip
     """Wire rules (always) and the LLM extractor (when configured) into a pipeline and the service."""
     try:
@@ -243,7 +245,7 @@ def build_insights_service(
             client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
             daily_token_cap=settings.llm.daily_token_cap,
         )  # fmt: skip
-    index = InsightIndex(vectors, embedder, keywords)
+    index = InsightIndex(vectors, embedder, keywords, leases=leases, fusion=FusionParams())
     pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
     return InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,

@@ -12,6 +12,7 @@ from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from app.core.events import Change, EventBus
+from app.core.index.lease import WriterLeases
 from app.core.search.messages import MessageQuery
 from app.core.settings import Settings
 from app.core.storage.db import Database
@@ -55,13 +56,14 @@ class KnowledgeService:
         clock: Clock,
         *,
         events: EventBus | None = None,
+        leases: WriterLeases | None = None,
     ) -> KnowledgeService:
         """Wire the knowledge base from settings (`kb.*`, `user_id`, `search.rrf_k`) and the shared stores."""
         config = KbConfig.from_settings(settings.kb, user_id=settings.user_id, rrf_k=settings.search.rrf_k)
         layout = settings.layout
         blobs = BlobStore(layout.root, layout.documents)
-        kb = KnowledgeBase(db, vectors, keywords, embedder, clock, blobs, config)
-        return cls(kb, ChunkSearcher(db, keywords, embedder, kb.collection, config), events=events)
+        kb = KnowledgeBase(db, vectors, keywords, embedder, clock, blobs, config, leases=leases)
+        return cls(kb, ChunkSearcher(db, kb.corpus, embedder, config), events=events)
 
     @property
     def config(self) -> KbConfig:
@@ -105,8 +107,8 @@ class KnowledgeService:
     ) -> list[ChunkHit]:
         return self.searcher.search(query, limit, document_ids)
 
-    def repair(self) -> RepairReport:
-        return repair(self.kb)
+    def repair(self, *, full: bool = False) -> RepairReport:
+        return repair(self.kb, full=full)
 
     # -- personalization ----------------------------------------------------------------------
     def insight_settings(self) -> tuple[InsightSettings, str | None]:

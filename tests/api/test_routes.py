@@ -132,6 +132,15 @@ async def test_stats(client):
 
 
 @pytest.mark.anyio
+async def test_index_status_per_kind_and_reembed(client):
+    body = (await client.get("/api/index")).json()
+    kinds = {k["kind"]: k for k in body["kinds"]}
+    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    assert kinds["message"]["rows"] == kinds["message"]["vectors"] == 24
+    assert body["reembed"]["switch_pending"] is False and body["reembed"]["running"] is False
+
+
+@pytest.mark.anyio
 async def test_auth_host_origin_and_size(client, services):
     assert (await client.get("/api/stats", headers={"Authorization": ""})).status_code == 401
     assert (await client.get("/api/stats", headers={"Authorization": "Bearer nope"})).status_code == 401

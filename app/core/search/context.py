@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.storage.vector_cache import Snapshot, VectorMatrixCache
+from app.core.storage.vector_cache import MatrixView, VectorMatrixCache
 
 # Two turns before and two after: the widest window that still helped on LoCoMo.
 WINDOW_BEFORE = 2
@@ -36,6 +36,7 @@ class CandidateContext:
 @dataclass(frozen=True, slots=True)
 class _Layout:
     version: Any
+    keys: Any  # the view's key array: another collection (model switch) has another one
     row_of: dict[str, int]
     rank: np.ndarray  # row -> position in conversation order
     order: np.ndarray  # position -> row
@@ -45,17 +46,16 @@ class _Layout:
 class ConversationWindows:
     """Neighbours in (user, platform, channel) time order, recomputed when the table changes."""
 
-    def __init__(self, cache: VectorMatrixCache, *, before: int = WINDOW_BEFORE, after: int = WINDOW_AFTER):
-        self.cache = cache
+    def __init__(self, *, before: int = WINDOW_BEFORE, after: int = WINDOW_AFTER) -> None:
         self.before = before
         self.after = after
         self._lock = threading.Lock()
         self._layout: _Layout | None = None
 
-    def _current(self, snap: Snapshot) -> _Layout:
+    def _current(self, snap: MatrixView) -> _Layout:
         with self._lock:
             layout = self._layout
-        if layout is not None and layout.version == snap.version:
+        if layout is not None and layout.version == snap.version and layout.keys is snap.keys:
             return layout
         cols = snap.columns
         order = np.lexsort((cols["timestamp"], cols["channel"], cols["platform"], cols["user_id"]))
@@ -70,6 +70,7 @@ class ConversationWindows:
         rank[order] = np.arange(len(order))
         layout = _Layout(
             version=snap.version,
+            keys=snap.keys,
             row_of={str(k): i for i, k in enumerate(snap.keys)},
             rank=rank,
             order=order,
@@ -79,10 +80,12 @@ class ConversationWindows:
             self._layout = layout
         return layout
 
-    def around(self, query: np.ndarray, keys: Sequence[str]) -> CandidateContext | None:
+    def around(
+        self, cache: VectorMatrixCache, query: np.ndarray, keys: Sequence[str]
+    ) -> CandidateContext | None:
         """Cosines and windows of `keys` (those without a stored vector are left out); None when
         the collection is too large to hold in memory (windows are then skipped)."""
-        snap = self.cache.snapshot()
+        snap = cache.view()
         if snap is None or len(snap.keys) == 0:
             return None
         layout = self._current(snap)

@@ -54,7 +54,7 @@ def rank_messages(
         keyword,
         query=query_text,
         texts=texts,
-        config=config.fusion,
+        config=config.fusion.config,
         cosines=context.cosines if context is not None else None,
         windows=windows,
     )
@@ -70,7 +70,7 @@ def rank_messages(
         if row.person in mentions.persons:
             value += config.mentioned_person_bonus
         value = min(1.0, value)
-        if value < config.fusion.floor and not loose:
+        if value < config.fusion.config.floor and not loose:
             hidden += 1
             continue
         age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)

@@ -32,8 +32,13 @@ def stem(word: str) -> str:
 
 def content_stems(text: str) -> list[str]:
     """The text's non-stopword words, stemmed, in order."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-
+    words: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word in STOPWORDS:
+            continue
+        # CJK runs have no spaces: split them into the bigrams the query and the keyword index use.
+        words.extend(stem(w) for w in ([word] if word.isascii() else query_terms(word, drop_stopwords=False)))
+    return words
 
 
 @dataclass(frozen=True, slots=True)
