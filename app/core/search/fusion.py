@@ -26,10 +26,10 @@ class LegHit:
 @dataclass(frozen=True, slots=True)
 class Window:
     """A candidate read with its neighbours (messages): their normalized vector sum's cosine with
-    the query, and their text."""
+    the query, and the neighbours' texts."""
 
     cosine: float | None
-    text: str | None
+    texts: tuple[str, ...] = ()
 
 
 # Hits under this relevance are "no close match" (loose searches keep them); calibrated for
@@ -75,7 +75,7 @@ def score_candidates(
                 bm25=bm25.get(key),
                 text=texts.get(key),
                 window_cosine=window.cosine if window else None,
-                window_text=window.text if window else None,
+                window_texts=window.texts if window else (),
             )
         )
     return scores

@@ -47,8 +47,9 @@ def rank_messages(
     windows: dict[str, Window] = {}
     if context is not None:
         for key, around in context.neighbours.items():
-            words = " ".join(texts[n] for n in around if n in texts)
-            windows[key] = Window(context.window_cosines.get(key), words)
+            windows[key] = Window(
+                context.window_cosines.get(key), tuple(texts[n] for n in around if n in texts)
+            )
     relevance = score_candidates(
         vector,
         keyword,
