@@ -81,10 +81,10 @@ class ConversationWindows:
         return layout
 
     def around(
-        self, cache: VectorMatrixCache, query: np.ndarray, keys: Sequence[str]
+        self, cache: VectorMatrixCache, query: np.ndarray, keys: Sequence[str], *, windows: bool = True
     ) -> CandidateContext | None:
-        """Cosines and windows of `keys` (those without a stored vector are left out); None when
-        the collection is too large to hold in memory (windows are then skipped)."""
+        """Cosines and (unless `windows` is false) windows of `keys`; keys without a stored vector
+        are left out. None when the collection is too large to hold in memory."""
         snap = cache.view()
         if snap is None or len(snap.keys) == 0:
             return None
@@ -93,6 +93,10 @@ class ConversationWindows:
         if not found:
             return CandidateContext({}, {}, {})
         rows = np.fromiter((row for _, row in found), dtype=np.int64, count=len(found))
+        q = query.astype(np.float32)
+        if not windows:  # cosines only
+            cosines = snap.matrix[rows] @ q
+            return CandidateContext({key: float(cosines[i]) for i, (key, _) in enumerate(found)}, {}, {})
         # Positions of each candidate's window in conversation order (one row per candidate),
         # kept where they stay inside the array and the same conversation and are not archived.
         offsets = np.array([d for d in range(-self.before, self.after + 1) if d != 0], dtype=np.int64)
@@ -106,7 +110,6 @@ class ConversationWindows:
         if archived is not None:
             # Archived turns keep no text, only their summary: not part of the window.
             valid &= ~archived[others].astype(bool)
-        q = query.astype(np.float32)
         own = snap.matrix[rows]
         neighbour_cos = (snap.matrix[others] @ q) * valid  # (n, window) cosines, 0 where invalid
         cosines = own @ q
