@@ -68,8 +68,8 @@ class RelevanceModel:
     # which carries the rarity of the words it matched.
     lexical_weight: float = 0.9
     # How much the conversation window counts beside the candidate's own evidence.
-    window_semantic: float = 0.5
-    window_lexical: float = 0.5
+    window_semantic: float = 0.7
+    window_lexical: float = 0.9
     # A hit holding every content word of the query starts here, above any vector-only hit.
     exact_base: float = 0.70
 
