@@ -16,7 +16,7 @@ def relevance_of(hit: SearchHit) -> float:
 def merge_hits(
     hits: Iterable[SearchHit], *, limit: int, floor: float, loose: bool
 ) -> tuple[list[SearchHit], int]:
-    """(best `limit` hits by relevance, how many were below the floor); `loose` keeps those too."""
+    """(best `limit` hits, how many were below the relevance floor); `loose` keeps those too."""
     kept: list[SearchHit] = []
     hidden = 0
     seen: set[tuple[str, str]] = set()
@@ -28,5 +28,7 @@ def merge_hits(
             hidden += 1
             continue
         kept.append(hit)
-    kept.sort(key=lambda h: (-relevance_of(h), -h.score))
+    # Ordered by score: the relevance plus what a kind adds to rank its own hits (people named in
+    # the query, recency), which every kind keeps on the relevance scale.
+    kept.sort(key=lambda h: (-h.score, -relevance_of(h)))
     return kept[:limit], hidden

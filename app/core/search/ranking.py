@@ -96,12 +96,14 @@ def rank_messages(
         row = rows.get(key)
         if row is None or not passes(row):
             continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
-        value = _boosted(value, row, mentions, config)
+        # The floor judges the evidence itself: naming a person must not make every message of
+        # theirs a "close match". The boost only orders what passed.
         if value < config.fusion.config.floor and not loose:
             hidden += 1
             continue
         age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)
-        score = value + config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
+        recency = config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
+        score = _boosted(value, row, mentions, config) + recency
         scored.append((score, value, row))
     scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
     hits: list[SearchHit] = []
