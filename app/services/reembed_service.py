@@ -196,7 +196,7 @@ class ReembedService:
         # The previous model's vectors are dead weight now (repair never reads them again).
         for k in self.index.kinds:
             k.corpus.vectors.drop(k.corpus.spec.collection, *old)
-        log.warning("search switched from %s to %s", old, new)
+        log.info("search switched from %s to %s", old, new)
 
     def _audit(self, plan: ReembedPlan, embedded: int, actor: str, *, switched: bool) -> None:
         with self.index.db.write() as session:
