@@ -148,7 +148,7 @@ class VectorMatrixCache:
     def _install(self, snapshot: _Snapshot, version: Any) -> None:
         self._local_writes, self._version = snapshot.local_writes, version
         self._fits = snapshot.matrix is not None
-        if snapshot.matrix is None:
+        if snapshot.matrix is None or snapshot.columns is None:
             return
         self._keys, self._matrix, self._columns = snapshot.keys, snapshot.matrix, snapshot.columns
         self._projection = snapshot.projection
