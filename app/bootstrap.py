@@ -14,10 +14,12 @@ from app.core.embeddings.factory import build_embedder
 from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
 from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.index.maintenance import KindReport, Progress
 from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.paths import DataLayout
 from app.core.processor import Processor
+from app.core.search.fusion import FusionConfig
 from app.core.search.messages import MessageSearcher, SearchConfig
 from app.core.secrets import open_secret_store
 from app.core.settings import EmbeddingSettings, Settings, load_settings
@@ -129,6 +131,7 @@ def build_services(
             candidate_pool=settings.search.candidate_pool,
             rrf_k=settings.search.rrf_k,
             keyword_row_budget=settings.search.keyword_row_budget or None,
+            fusion=FusionParams(FusionConfig(floor=settings.search.relevance_floor)),
         ),
     )
     memory = MemoryService(

@@ -13,9 +13,16 @@ router = APIRouter(tags=["search"])
 
 
 def _search(services: Services, body: SearchIn) -> SearchOut:
-    filters = filters_from(body.model_dump())
-    hits = services.memory.search(body.query, filters, body.limit)
-    return SearchOut(query=body.query, hits=[h.to_dict() for h in hits])  # type: ignore[misc]
+    filters = filters_from(body.model_dump(exclude={"loose", "documents"}))
+    include = ("documents",) if body.documents else ()
+    outcome = services.memory.search_outcome(
+        body.query, filters, body.limit, include=include, loose=body.loose
+    )
+    return SearchOut(
+        query=body.query,
+        hits=[h.to_dict() for h in outcome.hits],  # type: ignore[misc]
+        **outcome.to_dict(),
+    )
 
 
 @router.get("/search", response_model=SearchOut, summary="Search memory (query string)")
@@ -29,10 +36,20 @@ def search_get(
     person: list[str] | None = Query(None, description="only these people (repeatable)"),
     since: str | None = Query(None, description="ISO date/time or Unix ms"),
     until: str | None = Query(None, description="ISO date/time or Unix ms; a bare date means end of day"),
+    loose: bool = Query(False, description="show the nearest hits even when none is a close match"),
+    documents: bool = Query(False, description="also search knowledge-base documents (one ranking)"),
     services: Services = Depends(get_services),
 ) -> SearchOut:
     body = SearchIn(
-        query=q, limit=limit, platform=platform, channel=channel, person=person, since=since, until=until
+        query=q,
+        limit=limit,
+        platform=platform,
+        channel=channel,
+        person=person,
+        since=since,
+        until=until,
+        loose=loose,
+        documents=documents,
     )
     return _search(services, body)
 

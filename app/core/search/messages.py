@@ -1,8 +1,7 @@
-"""Hybrid message search over the message corpus: both legs under one typed filter, one fusion."""
+"""Hybrid message search over the message corpus: both legs under one typed filter, one calibrated fusion."""
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -10,15 +9,17 @@ from typing import Any
 from sqlalchemy import select
 
 from app.core.access import AccessTracker
-from app.core.clock import DAY_MS, Clock
+from app.core.clock import Clock
 from app.core.domain import SearchFilters, SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
-from app.core.index.legs import FusionParams, LegHit, Legs, fuse
+from app.core.index.legs import FusionParams, LegHit, Legs
+from app.core.search.context import ConversationWindows
 from app.core.search.dates import parse_query_dates
-from app.core.search.fusion import near_duplicate_key
-from app.core.search.people import PeopleDirectory
+from app.core.search.people import Mentions, PeopleDirectory
+from app.core.search.ranking import RankedMessages, rank_messages
+from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
 from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
 from app.core.storage.models import RawMessageRow
@@ -27,18 +28,17 @@ from app.core.storage.models import RawMessageRow
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
     candidate_pool: int = 50
-    # k = 10 rather than the customary 60: sharper preference for each list's top ranks gave
-    # +0.03 evidence recall@10 on LoCoMo (docs/benchmarks.md).
+    # Kept for settings compatibility; ranking is score-level fusion now (fusion.py), not RRF.
     rrf_k: int = 10
-    vector_weight: float = 1.0
-    keyword_weight: float = 1.0
-    # A gentle preference for recent and still-short-tier memories; RRF scores are ~0.03 at best.
+    # A tie-breaker for recent memories, on the relevance scale.
     recency_weight: float = 0.002
     recency_half_life_days: float = 180.0
-    # Bonus for hits in a conversation of a person the query names, and for that person's own
-    # messages; about one top rank's worth of RRF score (1 / (k + 1)).
-    mentioned_channel_bonus: float = 0.06
-    mentioned_person_bonus: float = 0.02
+    # Relevance added for hits in a conversation of a person the query names, and for that
+    # person's own messages (tuned on LoCoMo: docs/benchmarks.md, "Retrieval engine: ranking").
+    mentioned_channel_bonus: float = 0.05
+    mentioned_person_bonus: float = 0.15
+    # Score each candidate with its conversation neighbours (context.py).
+    windows: bool = True
     parse_dates: bool = True
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
@@ -52,6 +52,10 @@ class MessageQuery:
     filters: SearchFilters
     limit: int
     user_id: str
+    # Show the nearest hits even below the relevance floor.
+    loose: bool = False
+    # Which parts of query understanding to apply (the UI's chips can take each back).
+    understand: frozenset[str] = ALL_PARTS
 
 
 class MessageSearcher:
@@ -73,6 +77,7 @@ class MessageSearcher:
         self.access = access
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
+        self.windows = ConversationWindows()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -81,70 +86,68 @@ class MessageSearcher:
         self._keyword_pool.shutdown(wait=True)
 
     def search(self, query: MessageQuery) -> list[SearchHit]:
+        return self.search_understood(query).hits
+
+    def search_understood(self, query: MessageQuery) -> SearchOutcome:
+        """Hits above the relevance floor (all nearest ones when `loose`), with what was understood."""
         filters, text = query.filters, query.text.strip()
         if not text:
-            return []
-        if self.config.parse_dates and filters.since is None and filters.until is None:
+            return SearchOutcome(hits=[], loose=query.loose)
+        mentions = (
+            self.people.mentions(query.user_id, text) if PEOPLE in query.understand else Mentions.none()
+        )
+        people = Understood(people=tuple(sorted(mentions.persons)), channels=tuple(sorted(mentions.channels)))
+        dates = self.config.parse_dates and DATES in query.understand
+        if dates and filters.since is None and filters.until is None:
             parsed = parse_query_dates(text, self.clock.now_ms())
             if parsed.range is not None:
                 dated = replace(filters, since=parsed.range.since, until=parsed.range.until)
-                hits = self._search(replace(query, text=parsed.text, filters=dated))
-                if hits:
-                    return hits
-                # The phrase may not have been meant as a date filter: fall back to the plain query.
-        return self._search(replace(query, text=text))
+                found = self._search(replace(query, text=parsed.text, filters=dated), mentions)
+                date = DateUnderstood(parsed.range.phrase, parsed.range.since, parsed.range.until)
+                if found.hits:
+                    return self._outcome(query, found, replace(people, date=date))
+                # Nothing in the range: say so, and offer the undated result instead.
+                found = self._search(replace(query, text=text), mentions)
+                return self._outcome(query, found, replace(people, date=replace(date, applied=False)))
+        return self._outcome(query, self._search(replace(query, text=text), mentions), people)
 
-    def _search(self, query: MessageQuery) -> list[SearchHit]:
+    def _outcome(self, query: MessageQuery, found: RankedMessages, understood: Understood) -> SearchOutcome:
+        if self.access is not None and found.hits:
+            self.access.record(int(h.id) for h in found.hits)
+        return SearchOutcome(hits=found.hits, understood=understood, loose=query.loose, hidden=found.hidden)
+
+    def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, where, pool)
-        vector_leg = self.corpus.vector_leg(self.embedder.embed_query(query.text), pool, where)
-        legs = Legs(vector=vector_leg, keyword=keyword_future.result())
-        candidates = [int(k) for k in legs.keys]
-        if not candidates:
-            return []
+        vector = self.embedder.embed_query(query.text)
+        legs = Legs(vector=self.corpus.vector_leg(vector, pool, where), keyword=keyword_future.result())
+        keys = legs.keys
+        if not keys:
+            return RankedMessages([], 0)
+        context = self.windows.around(self.corpus.matrix(), vector, keys) if self.config.windows else None
+        wanted = {int(k) for k in keys}
+        if context is not None:
+            wanted.update(int(n) for around in context.neighbours.values() for n in around)
         with self.db.read() as session:
             # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
-            # hundred candidates cost more than the query itself.
-            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
-            rows = {r.id: r for r in found}
-        fused = {
-            int(key): score
-            for key, score in fuse(
-                legs,
-                query=query.text,
-                texts={str(i): r.content for i, r in rows.items()},
-                params=self.config.fusion,
-            ).items()
-        }
-        now = self.clock.now_ms()
-        mentions = self.people.mentions(query.user_id, query.text)
-        scored: list[tuple[float, Any]] = []
-        for row_id, score in fused.items():
-            row = rows.get(row_id)
-            if row is None or not self._passes(row, query):
-                continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
-            age_days = max(0.0, (now - row.timestamp) / DAY_MS)
-            score += self.config.recency_weight * math.exp(-age_days / self.config.recency_half_life_days)
-            if (row.platform, row.channel) in mentions.channels:
-                score += self.config.mentioned_channel_bonus
-            if row.person in mentions.persons:
-                score += self.config.mentioned_person_bonus
-            scored.append((score, row))
-        scored.sort(key=lambda pair: (-pair[0], -pair[1].timestamp))
-        hits: list[SearchHit] = []
-        seen: set[str] = set()
-        for score, row in scored:
-            dup = near_duplicate_key(row.content)
-            if dup in seen:
-                continue
-            seen.add(dup)
-            hits.append(_hit(row, score))
-            if len(hits) >= query.limit:
-                break
-        if self.access is not None and hits:
-            self.access.record(int(h.id) for h in hits)
-        return hits
+            # few hundred rows cost more than the query itself.
+            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(list(wanted))))
+            rows = {str(r.id): r for r in found}
+        return rank_messages(
+            query_text=query.text,
+            vector=legs.vector,
+            keyword=legs.keyword,
+            rows=rows,
+            context=context,
+            passes=lambda row: self._passes(row, query),
+            mentions=mentions,
+            now_ms=self.clock.now_ms(),
+            config=self.config,
+            limit=query.limit,
+            loose=query.loose,
+            to_hit=_hit,
+        )
 
     def _keyword_candidates(self, query: MessageQuery, where: Filter, pool: int) -> tuple[LegHit, ...]:
         with self.db.read() as session:
@@ -194,7 +197,7 @@ _HIT_COLUMNS = (
 )
 
 
-def _hit(row: Any, score: float) -> SearchHit:
+def _hit(row: Any, score: float, relevance: float) -> SearchHit:
     extra: dict[str, Any] = {}
     if row.is_pinned:
         extra["is_pinned"] = True
@@ -213,6 +216,7 @@ def _hit(row: Any, score: float) -> SearchHit:
         message_id=row.message_id,
         summary_id=row.summary_ref_id,
         extra=extra,
+        relevance=relevance,
     )
 
 

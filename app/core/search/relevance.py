@@ -4,25 +4,30 @@ The same number means the same thing for a message, a summary, an insight or a d
 it is built from absolute evidence (how similar the vectors are on the local model's scale, how
 many of the query's content words the text holds, whether it holds them as a phrase), never from
 list positions alone, so results of different kinds can be merged and cut at one floor.
+How the constants were chosen: docs/ARCHITECTURE.md ("Relevance") and docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.core.storage.keyword import STOPWORDS, query_terms
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SUFFIXES = ("ing", "ed", "es", "s")
+_SUFFIXES = ("ies", "ing", "ed", "es", "s", "y")
+_SUFFIX_RE = "(?:ies|ing|ed|es|s|y|e)?"
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff]")
 
 
+@lru_cache(maxsize=1 << 16)  # a few thousand words per query, mostly the same ones again
 def stem(word: str) -> str:
-    """A crude suffix strip, enough to let "policies"/"policy" or "went"/"go" not matter much."""
+    """A crude suffix strip, so "policies"/"policy" or "painted"/"painting" count as one word."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
-    return word.rstrip("y") if len(word) > 4 else word
+    return word
 
 
 def content_stems(text: str) -> list[str]:
@@ -37,22 +42,36 @@ def content_stems(text: str) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class RelevanceModel:
-    """The calibration, one set for every kind; see docs/ARCHITECTURE.md ("Relevance")."""
+class Evidence:
+    """What is known about one candidate; any part may be missing (None)."""
 
-    # Cosine below `cosine_low` is no evidence; `cosine_high` and above is full evidence. Measured
-    # for all-MiniLM-L6-v2 on ../shared/data (tests/benchmarks/bench_relevance_floor.py).
+    cosine: float | None = None
+    bm25: float | None = None
+    text: str | None = None
+    # The candidate read with its conversation neighbours (messages only): their vectors'
+    # normalized sum, and their words. A reply often lacks the words of the question it answers.
+    window_cosine: float | None = None
+    window_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceModel:
+    """The calibration, one set for every kind (tuned on LoCoMo dev, tests/benchmarks)."""
+
+    # Cosine at or below `cosine_low` is no evidence, `cosine_high` and above full evidence:
+    # all-MiniLM-L6-v2 puts unrelated chat lines at 0.0–0.25 and paraphrases at 0.6–0.8.
     cosine_low: float = 0.15
     cosine_high: float = 0.70
-    # Everything a vector-only hit can reach; a hit holding every content word of the query
-    # starts at `exact_base`, so an exact match always outranks a loose semantic neighbour.
-    vector_cap: float = 0.69
+    # The most the vector leg alone can give (noisy-OR with the lexical side below).
+    semantic_weight: float = 0.69
+    # The most partial word overlap can give; scaled by the hit's BM25 relative to the best hit,
+    # which carries the rarity of the words it matched.
+    lexical_weight: float = 0.9
+    # How much the conversation window counts beside the candidate's own evidence.
+    window_semantic: float = 0.5
+    window_lexical: float = 0.5
+    # A hit holding every content word of the query starts here, above any vector-only hit.
     exact_base: float = 0.70
-    # How much partial word overlap adds (scaled by the hit's BM25 relative to the best one, which
-    # carries the rarity of the matched words).
-    partial_weight: float = 0.5
-    # Hits below the floor are "no close match"; `loose` searches skip it.
-    floor: float = 0.30
 
     def for_query(self, query: str, best_bm25: float) -> QueryScorer:
         return QueryScorer(self, query, best_bm25)
@@ -65,33 +84,58 @@ class QueryScorer:
         self.model = model
         self.terms = list(dict.fromkeys(stem(t) for t in query_terms(query)))
         self.best_bm25 = best_bm25
+        # One regex scan per text finds which terms it holds (a term plus a common suffix), far
+        # cheaper than stemming every word of a few hundred candidate texts. CJK bigrams have no
+        # word boundaries and are matched as substrings.
+        latin = sorted((t for t in self.terms if not _CJK.search(t)), key=len, reverse=True)
+        self._cjk = [t for t in self.terms if _CJK.search(t)]
+        self._pattern = (
+            re.compile(r"\b(" + "|".join(map(re.escape, latin)) + ")" + _SUFFIX_RE + r"\b") if latin else None
+        )
 
-    def lexical(self, text: str | None) -> tuple[float, bool]:
+    def present(self, text: str) -> set[str]:
+        lowered = text.lower()
+        found = set(self._pattern.findall(lowered)) if self._pattern is not None else set()
+        found.update(t for t in self._cjk if t in lowered)
+        return found
+
+    def coverage(self, text: str | None) -> tuple[float, bool]:
         """(share of the query's content words the text holds, whether it holds them as a phrase)."""
         if not text or not self.terms:
             return 0.0, False
-        words = content_stems(text)
-        present = set(words)
+        present = self.present(text)
         coverage = sum(t in present for t in self.terms) / len(self.terms)
         if coverage < 1.0 or len(self.terms) < 2:
             return coverage, coverage == 1.0
+        words = content_stems(text)
         n = len(self.terms)
         phrase = any(words[i : i + n] == self.terms for i in range(len(words) - n + 1))
         return coverage, phrase
 
-    def relevance(self, cosine: float | None, bm25: float | None, text: str | None) -> float:
+    def _calibrated(self, cosine: float | None) -> float:
+        if cosine is None:
+            return 0.0
         m = self.model
-        semantic = 0.0
-        if cosine is not None:
-            semantic = min(1.0, max(0.0, (cosine - m.cosine_low) / (m.cosine_high - m.cosine_low)))
-        coverage, phrase = self.lexical(text)
-        if coverage >= 1.0:
-            # Every content word present: rank among exact hits by phrase and meaning.
-            return m.exact_base + (1.0 - m.exact_base) * (0.5 * semantic + 0.5 * float(phrase))
+        return min(1.0, max(0.0, (cosine - m.cosine_low) / (m.cosine_high - m.cosine_low)))
+
+    def relevance(self, evidence: Evidence) -> float:
+        m = self.model
+        semantic = self._calibrated(evidence.cosine)
+        if evidence.window_cosine is not None:
+            window = self._calibrated(evidence.window_cosine)
+            semantic = max(semantic, m.window_semantic * window + (1 - m.window_semantic) * semantic)
+        coverage, phrase = self.coverage(evidence.text)
         rarity = 0.0
-        if bm25 is not None and self.best_bm25 > 0:
-            rarity = min(1.0, bm25 / self.best_bm25)
-        lexical = m.partial_weight * coverage * (0.5 + 0.5 * rarity)
+        if evidence.bm25 is not None and self.best_bm25 > 0:
+            rarity = min(1.0, evidence.bm25 / self.best_bm25)
+        words = coverage
+        if evidence.window_text is not None:
+            around, _ = self.coverage(f"{evidence.text or ''} {evidence.window_text}")
+            words = max(coverage, m.window_lexical * around + (1 - m.window_lexical) * coverage)
+        lexical = m.lexical_weight * words * (0.5 + 0.5 * rarity)
         # Noisy-OR: either leg alone is evidence, both together more (the dual-hit boost).
-        combined = 1.0 - (1.0 - m.vector_cap * semantic) * (1.0 - lexical)
-        return min(m.vector_cap, combined)
+        combined = 1.0 - (1.0 - m.semantic_weight * semantic) * (1.0 - lexical)
+        if coverage >= 1.0:
+            # Every content word present: above every partial match, ordered by phrase and meaning.
+            combined = max(combined, m.exact_base + (1.0 - m.exact_base) * (0.5 * semantic + 0.5 * phrase))
+        return min(1.0, combined)

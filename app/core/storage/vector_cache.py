@@ -65,6 +65,16 @@ class _Snapshot:
     projection: Projection | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class MatrixView:
+    """A read-only view of the current copy; a new table version yields a new view."""
+
+    version: Any
+    keys: np.ndarray
+    matrix: np.ndarray
+    columns: dict[str, np.ndarray]
+
+
 class VectorMatrixCache:
     def __init__(
         self,
@@ -153,6 +163,14 @@ class VectorMatrixCache:
         self._keys, self._matrix, self._columns = snapshot.keys, snapshot.matrix, snapshot.columns
         self._projection = snapshot.projection
         self._masks = {}
+
+    def view(self) -> MatrixView | None:
+        """The current copy (keys, unit vectors, prefilter columns) for read-only use; None when the
+        collection is too large to hold."""
+        with self._lock:
+            if not self._refresh():
+                return None
+            return MatrixView(self._version, self._keys, self._matrix, self._columns)
 
     def search(
         self, vector: np.ndarray, limit: int, mask: Mask, mask_key: Hashable | None = None
