@@ -23,8 +23,15 @@ from knowledge_base.values import ChunkHit
 
 class ChunkSearcher:
     def __init__(
-        self, db: Database, corpus: Corpus, embedder: Embedder, config: KbConfig | None = None
+        self,
+        db: Database,
+        corpus: Corpus,
+        embedder: Embedder,
+        config: KbConfig | None = None,
+        *,
+        fusion: FusionParams | None = None,
     ) -> None:
+        self.fusion = fusion or FusionParams()
         self.db = db
         self.corpus = corpus
         self.embedder = embedder
@@ -73,7 +80,7 @@ class ChunkSearcher:
             legs,
             query=text,
             texts={k: c.content for k, c in chunks.items()},
-            params=FusionParams(),
+            params=self.fusion,
         )
         hits: list[ChunkHit] = []
         for chunk_id, score in fused.items():
