@@ -79,7 +79,8 @@ class ChunkSearcher:
         fused = fuse(
             legs,
             query=text,
-            texts={k: c.content for k, c in chunks.items()},
+            # The heading path ("Press kit > Legal") is part of what a passage is about.
+            texts={k: f"{(c.metadata_ or {}).get('heading', '')} {c.content}" for k, c in chunks.items()},
             params=self.fusion,
         )
         hits: list[ChunkHit] = []

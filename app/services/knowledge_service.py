@@ -135,7 +135,9 @@ class KnowledgeService:
         if not query.text.strip():
             return []
         limit = max(1, min(query.limit, self.config.max_limit))
-        return [chunk_to_search_hit(hit) for hit in self.searcher.search(query.text, limit)]
+        # No cosine threshold here: unified search cuts every kind at one relevance floor instead.
+        hits = self.searcher.search(query.text, limit, threshold=-1.0)
+        return [chunk_to_search_hit(hit) for hit in hits]
 
     # -- helpers ------------------------------------------------------------------------------
     def _read_bundle(self, path: Path) -> bytes:

@@ -81,37 +81,46 @@ class ConversationWindows:
         return layout
 
     def around(
-        self, cache: VectorMatrixCache, query: np.ndarray, keys: Sequence[str]
+        self, cache: VectorMatrixCache, query: np.ndarray, keys: Sequence[str], *, windows: bool = True
     ) -> CandidateContext | None:
-        """Cosines and windows of `keys` (those without a stored vector are left out); None when
-        the collection is too large to hold in memory (windows are then skipped)."""
+        """Cosines and (unless `windows` is false) windows of `keys`; keys without a stored vector
+        are left out. None when the collection is too large to hold in memory."""
         snap = cache.view()
         if snap is None or len(snap.keys) == 0:
             return None
         layout = self._current(snap)
-        archived = snap.columns.get("archived")
+        found = [(key, row) for key in keys if (row := layout.row_of.get(key)) is not None]
+        if not found:
+            return CandidateContext({}, {}, {})
+        rows = np.fromiter((row for _, row in found), dtype=np.int64, count=len(found))
         q = query.astype(np.float32)
-        cosines: dict[str, float] = {}
-        window_cosines: dict[str, float] = {}
-        neighbours: dict[str, tuple[str, ...]] = {}
-        for key in keys:
-            row = layout.row_of.get(key)
-            if row is None:
-                continue
-            position = int(layout.rank[row])
-            rows = [row]
-            for p in range(position - self.before, position + self.after + 1):
-                if p == position or p < 0 or p >= len(layout.order):
-                    continue
-                other = int(layout.order[p])
-                # Archived turns keep no text, only their summary: not part of the window.
-                gone = archived is not None and bool(archived[other])
-                if layout.group[p] == layout.group[position] and not gone:
-                    rows.append(other)
-            vectors = snap.matrix[rows]
-            cosines[key] = float(vectors[0] @ q)
-            if len(rows) > 1:
-                summed = vectors.sum(axis=0)
-                window_cosines[key] = float(summed @ q / max(float(np.linalg.norm(summed)), 1e-9))
-                neighbours[key] = tuple(str(snap.keys[r]) for r in rows[1:])
-        return CandidateContext(cosines, window_cosines, neighbours)
+        if not windows:  # cosines only
+            cosines = snap.matrix[rows] @ q
+            return CandidateContext({key: float(cosines[i]) for i, (key, _) in enumerate(found)}, {}, {})
+        # Positions of each candidate's window in conversation order (one row per candidate),
+        # kept where they stay inside the array and the same conversation and are not archived.
+        offsets = np.array([d for d in range(-self.before, self.after + 1) if d != 0], dtype=np.int64)
+        centre = layout.rank[rows]
+        positions = centre[:, None] + offsets[None, :]
+        inside = (positions >= 0) & (positions < len(layout.order))
+        positions = np.clip(positions, 0, len(layout.order) - 1)
+        others = layout.order[positions]
+        valid = inside & (layout.group[positions] == layout.group[centre][:, None])
+        archived = snap.columns.get("archived")
+        if archived is not None:
+            # Archived turns keep no text, only their summary: not part of the window.
+            valid &= ~archived[others].astype(bool)
+        own = snap.matrix[rows]
+        neighbour_cos = (snap.matrix[others] @ q) * valid  # (n, window) cosines, 0 where invalid
+        cosines = own @ q
+        # |sum of vectors| from the Gram matrix would need n × w² products; summing is cheaper.
+        summed = own + (snap.matrix[others] * valid[:, :, None]).sum(axis=1)
+        norms = np.maximum(np.linalg.norm(summed, axis=1), 1e-9)
+        window = (cosines + neighbour_cos.sum(axis=1)) / norms
+        result = CandidateContext({}, {}, {})
+        for i, (key, _) in enumerate(found):
+            result.cosines[key] = float(cosines[i])
+            if valid[i].any():
+                result.window_cosines[key] = float(window[i])
+                result.neighbours[key] = tuple(str(snap.keys[r]) for r in others[i][valid[i]])
+        return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -26,10 +26,10 @@ class LegHit:
 @dataclass(frozen=True, slots=True)
 class Window:
     """A candidate read with its neighbours (messages): their normalized vector sum's cosine with
-    the query, and their text."""
+    the query, and the neighbours' texts."""
 
     cosine: float | None
-    text: str | None
+    texts: tuple[str, ...] = ()
 
 
 # Hits under this relevance are "no close match" (loose searches keep them); calibrated for
@@ -54,6 +54,7 @@ def score_candidates(
     config: FusionConfig | None = None,
     cosines: Mapping[str, float] | None = None,
     windows: Mapping[str, Window] | None = None,
+    only: Collection[str] | None = None,
 ) -> dict[str, float]:
     """Relevance in [0, 1] of every candidate either leg found, comparable across kinds.
 
@@ -68,6 +69,8 @@ def score_candidates(
     windows = windows or {}
     scores: dict[str, float] = {}
     for key in dict.fromkeys([*(h.key for h in vector), *bm25]):
+        if only is not None and key not in only:
+            continue
         window = windows.get(key)
         scores[key] = scorer.relevance(
             Evidence(
@@ -75,7 +78,7 @@ def score_candidates(
                 bm25=bm25.get(key),
                 text=texts.get(key),
                 window_cosine=window.cosine if window else None,
-                window_text=window.text if window else None,
+                window_texts=window.texts if window else (),
             )
         )
     return scores

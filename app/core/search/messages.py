@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,7 +16,7 @@ from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
-from app.core.search.context import ConversationWindows
+from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.ranking import RankedMessages, rank_messages
@@ -125,21 +126,37 @@ class MessageSearcher:
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
-        context = self.windows.around(self.corpus.matrix(), vector, keys) if self.config.windows else None
-        wanted = {int(k) for k in keys}
-        if context is not None:
-            wanted.update(int(n) for around in context.neighbours.values() for n in around)
+        candidates = [int(k) for k in keys]
         with self.db.read() as session:
             # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
-            # few hundred rows cost more than the query itself.
-            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(list(wanted))))
+            # hundred candidates cost more than the query itself.
+            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
             rows = {str(r.id): r for r in found}
+        matrix = self.corpus.matrix()
+        # Keyword-only candidates get their cosine too (from the in-memory copy).
+        own = self.windows.around(matrix, vector, keys, windows=False)
+
+        def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
+            context = self.windows.around(matrix, vector, best)
+            if context is None:
+                return None, {}
+            near = {int(n) for around in context.neighbours.values() for n in around} - set(candidates)
+            with self.db.read() as session:
+                # Neighbours only lend their words to a window: two columns are enough.
+                texts = session.execute(
+                    select(RawMessageRow.id, RawMessageRow.content, RawMessageRow.person).where(
+                        RawMessageRow.id.in_(list(near))
+                    )
+                )
+                return context, {str(r.id): r for r in texts}
+
         return rank_messages(
             query_text=query.text,
             vector=legs.vector,
             keyword=legs.keyword,
             rows=rows,
-            context=context,
+            cosines=own.cosines if own is not None else None,
+            windows_for=windows_for if self.config.windows else None,
             passes=lambda row: self._passes(row, query),
             mentions=mentions,
             now_ms=self.clock.now_ms(),

@@ -51,7 +51,7 @@ class Evidence:
     # The candidate read with its conversation neighbours (messages only): their vectors'
     # normalized sum, and their words. A reply often lacks the words of the question it answers.
     window_cosine: float | None = None
-    window_text: str | None = None
+    window_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,7 @@ class QueryScorer:
         self.model = model
         self.terms = list(dict.fromkeys(stem(t) for t in query_terms(query)))
         self.best_bm25 = best_bm25
+        self._seen: dict[str, frozenset[str]] = {}
         # One regex scan per text finds which terms it holds (a term plus a common suffix), far
         # cheaper than stemming every word of a few hundred candidate texts. CJK bigrams have no
         # word boundaries and are matched as substrings.
@@ -93,10 +94,14 @@ class QueryScorer:
             re.compile(r"\b(" + "|".join(map(re.escape, latin)) + ")" + _SUFFIX_RE + r"\b") if latin else None
         )
 
-    def present(self, text: str) -> set[str]:
-        lowered = text.lower()
-        found = set(self._pattern.findall(lowered)) if self._pattern is not None else set()
-        found.update(t for t in self._cjk if t in lowered)
+    def present(self, text: str) -> frozenset[str]:
+        """The query terms `text` holds (memoized: a neighbour's text is read for several windows)."""
+        found = self._seen.get(text)
+        if found is None:
+            lowered = text.lower()
+            hits = set(self._pattern.findall(lowered)) if self._pattern is not None else set()
+            hits.update(t for t in self._cjk if t in lowered)
+            found = self._seen[text] = frozenset(hits)
         return found
 
     def coverage(self, text: str | None) -> tuple[float, bool]:
@@ -129,8 +134,11 @@ class QueryScorer:
         if evidence.bm25 is not None and self.best_bm25 > 0:
             rarity = min(1.0, evidence.bm25 / self.best_bm25)
         words = coverage
-        if evidence.window_text is not None:
-            around, _ = self.coverage(f"{evidence.text or ''} {evidence.window_text}")
+        if evidence.window_texts and self.terms:
+            held = set(self.present(evidence.text or ""))
+            for text in evidence.window_texts:
+                held |= self.present(text)
+            around = len(held) / len(self.terms)
             words = max(coverage, m.window_lexical * around + (1 - m.window_lexical) * coverage)
         lexical = m.lexical_weight * words * (0.5 + 0.5 * rarity)
         # Noisy-OR: either leg alone is evidence, both together more (the dual-hit boost).

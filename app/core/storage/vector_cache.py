@@ -179,10 +179,11 @@ class VectorMatrixCache:
         self._masks = {}
 
     def view(self) -> MatrixView | None:
-        """The current copy (keys, unit vectors, prefilter columns) for read-only use; None when the
-        collection is too large to hold."""
+        """The copy the last search used (keys, unit vectors, prefilter columns), read-only; None
+        when the collection is too large to hold or was never loaded. It does not ask LanceDB for
+        the table version again (that round trip costs milliseconds): call right after `search`."""
         with self._lock:
-            if not self._refresh():
+            if self._version is None or not self._fits:
                 return None
             return MatrixView(self._version, self._keys, self._matrix, self._columns)
 
