@@ -120,6 +120,8 @@ def build_services(
         leases=leases,
     )
     access = AccessTracker(db, clock)
+    # One set of fusion parameters for every kind of the corpus.
+    fusion = FusionParams(FusionConfig(floor=settings.search.relevance_floor))
     llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
@@ -131,7 +133,7 @@ def build_services(
             candidate_pool=settings.search.candidate_pool,
             rrf_k=settings.search.rrf_k,
             keyword_row_budget=settings.search.keyword_row_budget or None,
-            fusion=FusionParams(FusionConfig(floor=settings.search.relevance_floor)),
+            fusion=fusion,
         ),
     )
     memory = MemoryService(
@@ -156,11 +158,12 @@ def build_services(
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
         leases=leases,
+        fusion=fusion,
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
     knowledge = KnowledgeService.build(
-        settings, db, vectors, keywords, embedder, clock, events=events, leases=leases
+        settings, db, vectors, keywords, embedder, clock, events=events, leases=leases, fusion=fusion
     )
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     insights = build_insights_service(
@@ -173,6 +176,7 @@ def build_services(
         events=events,
         llm_client=llm_client,
         leases=leases,
+        fusion=fusion,
     )
     index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
     reembed = ReembedService(

@@ -120,6 +120,7 @@ class SummaryIndex:
         keywords: KeywordIndex | None = None,
         rrf_k: int = 10,
         leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> None:
         self.db = db
         self.embedder = embedder
@@ -127,7 +128,8 @@ class SummaryIndex:
         self.keywords = keywords or KeywordIndex()
         self.corpus = Corpus(SUMMARY_SPEC, vectors, embedder, self.keywords, leases=leases)
         self.source = SummarySource()
-        self.fusion = FusionParams()
+        del rrf_k  # kept for callers; fusion is score-level now (one FusionParams for every kind)
+        self.fusion = fusion or FusionParams()
 
     @property
     def collection(self) -> VectorCollection:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.core import aaak
 from app.core.clock import iso
 from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus, IndexDoc, KindSpec
@@ -44,6 +45,7 @@ def insight_doc(key: str, user_id: str, draft: InsightDraft) -> IndexDoc:
         user_id=user_id,
         document=text,
         keyword_text=text,
+        content_hash=aaak.content_hash(text),
         columns={
             "kind": draft.kind.value,
             "platform": draft.platform,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app.core import aaak
 from app.core.index import maintenance
 from app.core.index.corpus import IndexDoc
 from app.core.index.maintenance import Progress
@@ -26,6 +27,7 @@ def chunk_doc(row: RagChunkRow) -> IndexDoc:
         user_id=row.user_id,
         document=text,
         keyword_text=text,
+        content_hash=aaak.content_hash(text),
         columns={"document_id": row.document_id},
     )
 

@@ -23,8 +23,15 @@ from knowledge_base.values import ChunkHit
 
 class ChunkSearcher:
     def __init__(
-        self, db: Database, corpus: Corpus, embedder: Embedder, config: KbConfig | None = None
+        self,
+        db: Database,
+        corpus: Corpus,
+        embedder: Embedder,
+        config: KbConfig | None = None,
+        *,
+        fusion: FusionParams | None = None,
     ) -> None:
+        self.fusion = fusion or FusionParams()
         self.db = db
         self.corpus = corpus
         self.embedder = embedder
@@ -74,7 +81,7 @@ class ChunkSearcher:
             query=text,
             # The heading path ("Press kit > Legal") is part of what a passage is about.
             texts={k: f"{(c.metadata_ or {}).get('heading', '')} {c.content}" for k, c in chunks.items()},
-            params=FusionParams(),
+            params=self.fusion,
         )
         hits: list[ChunkHit] = []
         for chunk_id, score in fused.items():

@@ -13,6 +13,7 @@ from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
 from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
@@ -68,6 +69,7 @@ class ForgettingService:
         keywords: KeywordIndex | None = None,
         rrf_k: int = 10,
         leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
@@ -78,7 +80,7 @@ class ForgettingService:
         self.config = config_from_settings(self.settings)
         keywords = keywords or KeywordIndex()
         self.summaries = SummaryIndex(
-            db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k, leases=leases
+            db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k, leases=leases, fusion=fusion
         )
         self.runner = ForgetRunner(
             db,

@@ -37,9 +37,6 @@ class IndexService:
         self.kinds = kinds
         self._job: Any = None
 
-    def kind(self, name: str) -> IndexedKind:
-        return next(k for k in self.kinds if k.name == name)
-
     def verify(self, *, full: bool = False) -> list[KindReport]:
         """Each kind's drift between SQLite and its indexes; changes nothing."""
         return [maintenance.verify(self.db, k.corpus, k.source, full=full) for k in self.kinds]

@@ -226,7 +226,8 @@ def _sort_key(sort: str) -> Callable[[RankedInsight], Any]:
 
 def build_insights_service(
     settings: Settings, *, db: Database, vectors: VectorStore, embedder: Embedder, keywords: KeywordIndex,
-    clock: Clock, events: EventBus | None = None, llm_client: Any = None, leases: WriterLeases | None = None,
+    clock: Clock, events: EventBus | None = None, llm_client: Any = None,
+    leases: WriterLeases | None = None, fusion: FusionParams | None = None,
 ) -> InsightsService:  # fmt: skip
     """Wire rules (always) and the LLM extractor (when configured) into a pipeline and the service."""
     try:
@@ -245,7 +246,7 @@ def build_insights_service(
             client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
             daily_token_cap=settings.llm.daily_token_cap,
         )  # fmt: skip
-    index = InsightIndex(vectors, embedder, keywords, leases=leases, fusion=FusionParams())
+    index = InsightIndex(vectors, embedder, keywords, leases=leases, fusion=fusion)
     pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
     return InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,

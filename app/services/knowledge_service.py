@@ -13,6 +13,7 @@ from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from app.core.events import Change, EventBus
 from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.search.messages import MessageQuery
 from app.core.settings import Settings
 from app.core.storage.db import Database
@@ -57,13 +58,14 @@ class KnowledgeService:
         *,
         events: EventBus | None = None,
         leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> KnowledgeService:
         """Wire the knowledge base from settings (`kb.*`, `user_id`, `search.rrf_k`) and the shared stores."""
         config = KbConfig.from_settings(settings.kb, user_id=settings.user_id, rrf_k=settings.search.rrf_k)
         layout = settings.layout
         blobs = BlobStore(layout.root, layout.documents)
         kb = KnowledgeBase(db, vectors, keywords, embedder, clock, blobs, config, leases=leases)
-        return cls(kb, ChunkSearcher(db, kb.corpus, embedder, config), events=events)
+        return cls(kb, ChunkSearcher(db, kb.corpus, embedder, config, fusion=fusion), events=events)
 
     @property
     def config(self) -> KbConfig:

@@ -107,6 +107,7 @@ class ReembedService:
         self._running = False
         self._last_dream = 0.0
         self._job: Any = None
+        self._embedded_hashes: dict[str, dict[str, str]] = {}  # kind -> key -> hash embedded
 
     # -- plan ---------------------------------------------------------------------------------
     def plan(self) -> ReembedPlan:
@@ -147,6 +148,7 @@ class ReembedService:
 
     def _apply(self, plan: ReembedPlan, progress: Progress | None, actor: str) -> ReembedResult:
         embedded = 0
+        self._embedded_hashes = {}
         for _round in range(3):  # rows written meanwhile show up in the next plan
             for kind_plan in plan.kinds:
                 embedded += self._embed_kind(kind_plan, plan.switch, progress)
@@ -157,6 +159,7 @@ class ReembedService:
             if plan.todo == 0 or not plan.switch:
                 break
         if plan.switch and plan.todo == 0:
+            embedded += self._catch_up_edits()
             self._switch(plan, embedded, actor)
             return ReembedResult(plan, embedded, switched=True)
         return ReembedResult(plan, embedded, switched=False)
@@ -178,11 +181,33 @@ class ReembedService:
             if docs:
                 vectors = self.target.embed_documents([d.document for d in docs])
                 k.corpus.put_vectors(docs, vectors, target)
+                self._embedded_hashes.setdefault(k.corpus.kind, {}).update(
+                    (d.key, d.content_hash) for d in docs
+                )
             done += len(part)
             self._progress[kind_plan.kind] = {"done": done, "total": total}
             if progress:
                 progress(kind_plan.kind, done, total)
         return done
+
+    def _catch_up_edits(self) -> int:
+        """Rows edited while the job ran got a new vector of the *active* model only: embed their
+        current text with the target model too, just before the switch (rows of this run)."""
+        again = 0
+        for k in self.index.kinds:
+            embedded = self._embedded_hashes.get(k.corpus.kind, {})
+            target = k.corpus.collection_for(self.target.model_id, self.target.dimensions)
+            for part in chunked(sorted(embedded), BATCH):
+                with self.index.db.read() as session:
+                    changed = [
+                        d for d in k.source.documents(session, part) if d.content_hash != embedded[d.key]
+                    ]
+                if changed:
+                    k.corpus.put_vectors(
+                        changed, self.target.embed_documents([d.document for d in changed]), target
+                    )
+                    again += len(changed)
+        return again
 
     def _switch(self, plan: ReembedPlan, embedded: int, actor: str) -> None:
         old = (plan.active_model, plan.active_dimensions)
@@ -196,7 +221,7 @@ class ReembedService:
         # The previous model's vectors are dead weight now (repair never reads them again).
         for k in self.index.kinds:
             k.corpus.vectors.drop(k.corpus.spec.collection, *old)
-        log.warning("search switched from %s to %s", old, new)
+        log.info("search switched from %s to %s", old, new)
 
     def _audit(self, plan: ReembedPlan, embedded: int, actor: str, *, switched: bool) -> None:
         with self.index.db.write() as session:

@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from app.bootstrap import build_services
+from app.bootstrap import Services, build_services
 from app.cli.main import cli
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.index.message_kind import message_doc
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.models import AuditRow, RawMessageRow
 from tests.conftest import make_message
@@ -100,3 +101,42 @@ def test_cli_reembed_dry_run_then_apply(data_dir, cli_env, clock) -> None:
     assert done.exit_code == 0, done.output
     assert "search now uses hashing-bow-24" in done.output
     assert json.loads(runner.invoke(cli, ["stats", "--json"], env=env).stdout)["embedding_dimensions"] == 24
+
+
+class EditingDuringJob(HashingEmbedder):
+    """The new model; while it embeds the first batch, the user edits a message (another writer)."""
+
+    def __init__(self, dimensions: int, edit) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(dimensions)
+        self.edit = edit
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if self.edit is not None:
+            edit, self.edit = self.edit, None
+            edit()
+        return super().embed_documents(texts)
+
+
+def test_a_row_edited_while_the_job_runs_is_embedded_anew_before_the_switch(settings, clock) -> None:
+    old = build_services(settings, clock=clock, embedder=HashingEmbedder(64))
+    old.memory.ingest([make_message(i, content=f"osprey nest {i}") for i in range(4)])
+    old.close()
+    holder: list[Services] = []
+    edit = [make_message(2, content="edited heron")]
+    svc = build_services(
+        settings, clock=clock, embedder=EditingDuringJob(32, lambda: holder[0].memory.ingest(edit))
+    )
+    holder.append(svc)
+    try:
+        assert svc.reembed.apply(svc.reembed.plan()).switched
+        hits = svc.memory.search("edited heron", limit=1, loose=True)
+        assert hits and hits[0].content == "edited heron"
+        # The stored new-model vector is the one of the edited text (not of the text read first).
+        with svc.db.read() as session:
+            document = message_doc(session.get(RawMessageRow, int(hits[0].id))).document
+        query = HashingEmbedder(32).embed_query("edited heron")
+        expected = float(HashingEmbedder(32).embed_documents([document])[0] @ query)
+        stored = {h.key: h.similarity for h in svc.processor.collection.search(query, 10)}
+        assert abs(stored[hits[0].id] - expected) < 1e-5
+    finally:
+        svc.close()

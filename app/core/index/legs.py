@@ -19,9 +19,6 @@ class Legs:
     def keys(self) -> list[str]:
         return list(dict.fromkeys([*(h.key for h in self.vector), *(h.key for h in self.keyword)]))
 
-    def similarity(self, key: str) -> float | None:
-        return next((h.value for h in self.vector if h.key == key), None)
-
 
 @dataclass(frozen=True, slots=True)
 class FusionParams:

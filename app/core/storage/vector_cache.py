@@ -13,12 +13,16 @@ At 100k rows the product still reads 150 MB per query. Large copies therefore al
 vector projected on the collection's top principal axes: a scan of the projections plus a
 bound on what the remaining axes can add rules out almost every row, and only the rows the
 bound cannot rule out are scored in full, so the answer is exactly the full scan's.
+
+Asking LanceDB for the table's latest version reads its manifest from disk, so the copy asks at
+most every `FOREIGN_CHECK_S` unless this process wrote in between.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +40,8 @@ PROJECT_MIN_ROWS = 20_000
 PROJECTED_DIMENSIONS = 128  # 2 % of 100k rows left to score in full (docs/benchmarks.md)
 _BASIS_SAMPLE = 20_000
 _MAX_MASKS = 64
+# How often a search asks LanceDB whether another process committed (own writes: always).
+FOREIGN_CHECK_S = 0.25
 Mask = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
@@ -98,9 +104,17 @@ class VectorMatrixCache:
         self._local_writes = -1  # the collection's own-write counter the copy reflects
         self._fits = True
         self._reloading = False
+        self._checked_at = 0.0
 
     def _refresh(self) -> bool:
         """Make the copy current (see the module docstring); False when it is too large to hold."""
+        now = time.monotonic()
+        own_write = self._local_writes != self.collection.local_writes
+        if self._version is not None and not own_write and now - self._checked_at < FOREIGN_CHECK_S:
+            # Asking LanceDB for the latest version reads the manifest from disk (several ms on
+            # a busy machine, and a search asks twice); other processes' commits can wait a moment.
+            return self._fits
+        self._checked_at = now
         table = self.collection.table
         version = table.version
         if version == self._version:
@@ -158,7 +172,7 @@ class VectorMatrixCache:
     def _install(self, snapshot: _Snapshot, version: Any) -> None:
         self._local_writes, self._version = snapshot.local_writes, version
         self._fits = snapshot.matrix is not None
-        if snapshot.matrix is None:
+        if snapshot.matrix is None or snapshot.columns is None:
             return
         self._keys, self._matrix, self._columns = snapshot.keys, snapshot.matrix, snapshot.columns
         self._projection = snapshot.projection

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -108,13 +109,13 @@ class VectorCollection:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(lambda where=where: self.table.update(where=where, values=values))
+            self._store.retry(partial(self.table.update, where=where, values=values))
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(lambda where=where: self.table.delete(where))
+            self._store.retry(partial(self.table.delete, where))
 
     def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
         """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
@@ -164,7 +165,8 @@ class VectorStore:
         """Remove a whole collection (a model no longer in use after a completed switch)."""
         name = collection_name(kind, model_id, dimensions)
         self._collections.pop(name, None)
-        self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))
+        # The local connection takes `ignore_missing`; the base class's signature does not name it.
+        self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))  # type: ignore[call-arg]
 
     def retry(self, work: Callable[[], T], attempts: int = 6) -> T:
         """LanceDB commits are optimistic: another writer may win; retry with backoff."""
