@@ -37,7 +37,8 @@ class SearchSettings(BaseModel):
     """Hybrid search knobs (see docs/ARCHITECTURE.md, search)."""
 
     default_limit: int = 10
-    candidate_pool: int = 50
+    # Candidates per leg; 30 rather than 50 costs 0.004 LoCoMo R@10 and saves ~3 ms at 100k.
+    candidate_pool: int = 30
     rrf_k: int = 10
     min_raw_results_without_fallback: int = 3
     # Rows BM25 may score per query (bounds latency on huge archives); 0 = score every match.

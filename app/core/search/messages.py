@@ -28,7 +28,7 @@ from app.core.storage.models import RawMessageRow
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    candidate_pool: int = 50
+    candidate_pool: int = 30
     # Kept for settings compatibility; ranking is score-level fusion now (fusion.py), not RRF.
     rrf_k: int = 10
     # A tie-breaker for recent memories, on the relevance scale.
