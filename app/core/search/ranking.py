@@ -1,0 +1,119 @@
+"""Message ranking: relevance from both legs and the conversation window, people boosts, floor, dedupe."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.core.clock import DAY_MS
+from app.core.domain import SearchHit
+from app.core.search.context import CandidateContext
+from app.core.search.fusion import LegHit, Window, near_duplicate_key, score_candidates
+from app.core.search.people import Mentions
+
+if TYPE_CHECKING:
+    from app.core.search.messages import SearchConfig
+
+
+# How many of the best candidates are scored again with their conversation window.
+WINDOWED = 40
+# keys -> (their cosines, windows and neighbours; the neighbours' rows), or (None, {}) when
+# the vectors are not held in memory.
+WindowSource = Callable[[Sequence[str]], tuple[CandidateContext | None, Mapping[str, Any]]]
+
+
+def _boosted(value: float, row: Any, mentions: Mentions, config: SearchConfig) -> float:
+    """A person the query names: their messages and conversations are likelier answers."""
+    if row is None:
+        return value
+    if (row.platform, row.channel) in mentions.channels:
+        value += config.mentioned_channel_bonus
+    if row.person in mentions.persons:
+        value += config.mentioned_person_bonus
+    return min(1.0, value)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMessages:
+    hits: list[SearchHit]
+    hidden: int  # candidates below the relevance floor (shown by a loose search)
+
+
+def message_text(row: Any) -> str:
+    """What the lexical evidence reads: the text and who wrote it (as the keyword index does)."""
+    return f"{row.content or ''} {row.person or ''}"
+
+
+def rank_messages(
+    *,
+    query_text: str,
+    vector: Sequence[LegHit],
+    keyword: Sequence[LegHit],
+    rows: Mapping[str, Any],
+    cosines: Mapping[str, float] | None,
+    windows_for: WindowSource | None,
+    passes: Callable[[Any], bool],
+    mentions: Mentions,
+    now_ms: int,
+    config: SearchConfig,
+    limit: int,
+    loose: bool,
+    to_hit: Callable[[Any, float, float], SearchHit],
+) -> RankedMessages:
+    """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
+    conversation window (reading every candidate's neighbours cost a third of the query at 100k
+    messages, for 0.002 R@10 on LoCoMo)."""
+    texts = {key: message_text(row) for key, row in rows.items()}
+    fusion = config.fusion.config
+    relevance = score_candidates(
+        vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines
+    )
+    if windows_for is not None:
+        best = sorted(relevance, key=lambda k: -_boosted(relevance[k], rows.get(k), mentions, config))
+        context, neighbours = windows_for(best[:WINDOWED])
+        if context is not None:
+            # Neighbours lend their words to a window (candidates among them are in `rows`).
+            nearby = {**{key: message_text(row) for key, row in neighbours.items()}, **texts}
+            windows: dict[str, Window] = {}
+            for key, around in context.neighbours.items():
+                words = tuple(nearby[n] for n in around if n in nearby)
+                windows[key] = Window(context.window_cosines.get(key), words)
+            relevance |= score_candidates(
+                vector,
+                keyword,
+                query=query_text,
+                texts=texts,
+                config=fusion,
+                cosines={**(cosines or {}), **context.cosines},
+                windows=windows,
+                only=set(windows),
+            )
+    scored: list[tuple[float, float, Any]] = []
+    hidden = 0
+    for key, value in relevance.items():
+        row = rows.get(key)
+        if row is None or not passes(row):
+            continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
+        # The floor judges the evidence itself: naming a person must not make every message of
+        # theirs a "close match". The boost only orders what passed.
+        if value < config.fusion.config.floor and not loose:
+            hidden += 1
+            continue
+        age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)
+        recency = config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
+        score = _boosted(value, row, mentions, config) + recency
+        scored.append((score, value, row))
+    scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
+    hits: list[SearchHit] = []
+    seen: set[str] = set()
+    for score, value, row in scored:
+        dup = near_duplicate_key(row.content or "")
+        if dup in seen:
+            continue
+        seen.add(dup)
+        hits.append(to_hit(row, score, value))
+        if len(hits) >= limit:
+            break
+    return RankedMessages(hits, hidden)
