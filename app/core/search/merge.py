@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from app.core.domain import SearchHit
@@ -27,7 +28,10 @@ def merge_hits(
         if not loose and relevance_of(hit) < floor:
             hidden += 1
             continue
-        kept.append(hit)
+        # Every hit leaves with its relevance, whichever source produced it.
+        kept.append(
+            hit if hit.relevance is not None else dataclasses.replace(hit, relevance=relevance_of(hit))
+        )
     # Ordered by score: the relevance plus what a kind adds to rank its own hits (people named in
     # the query, recency), which every kind keeps on the relevance scale.
     kept.sort(key=lambda h: (-h.score, -relevance_of(h)))

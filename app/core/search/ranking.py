@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,11 +18,21 @@ if TYPE_CHECKING:
     from app.core.search.messages import SearchConfig
 
 
+_NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # How many of the best candidates are scored again with their conversation window.
 WINDOWED = 40
 # keys -> (their cosines, windows and neighbours; the neighbours' rows), or (None, {}) when
 # the vectors are not held in memory.
 WindowSource = Callable[[Sequence[str]], tuple[CandidateContext | None, Mapping[str, Any]]]
+
+
+def without_names(query: str, mentions: Mentions) -> str:
+    """The query minus the words of the people it names (the query itself if nothing else is left)."""
+    names = {w.lower() for person in mentions.persons for w in _NAME_WORD.findall(person)}
+    if not names:
+        return query
+    words = [w for w in query.split() if w.lower().strip(".,;:!?\"'()").removesuffix("'s") not in names]
+    return " ".join(words) if any(c.isalnum() for c in "".join(words)) else query
 
 
 def _boosted(value: float, row: Any, mentions: Mentions, config: SearchConfig) -> float:
@@ -70,40 +81,50 @@ def rank_messages(
     relevance = score_candidates(
         vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines
     )
+    windows: dict[str, Window] = {}
+    all_cosines = dict(cosines or {})
     if windows_for is not None:
         best = sorted(relevance, key=lambda k: -_boosted(relevance[k], rows.get(k), mentions, config))
         context, neighbours = windows_for(best[:WINDOWED])
         if context is not None:
             # Neighbours lend their words to a window (candidates among them are in `rows`).
             nearby = {**{key: message_text(row) for key, row in neighbours.items()}, **texts}
-            windows: dict[str, Window] = {}
             for key, around in context.neighbours.items():
                 words = tuple(nearby[n] for n in around if n in nearby)
                 windows[key] = Window(context.window_cosines.get(key), words)
+            all_cosines |= context.cosines
             relevance |= score_candidates(
                 vector,
                 keyword,
                 query=query_text,
                 texts=texts,
                 config=fusion,
-                cosines={**(cosines or {}), **context.cosines},
+                cosines=all_cosines,
                 windows=windows,
                 only=set(windows),
             )
+    # A name the query uses to say *whose* messages (people understanding) is not evidence that a
+    # message of theirs is about the rest of the query: the floor (and the reported relevance)
+    # judge the query without it, while the order keeps the name's evidence and the boost.
+    evidence = relevance
+    unnamed = without_names(query_text, mentions)
+    if unnamed != query_text:
+        evidence = score_candidates(
+            vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
+        )
     scored: list[tuple[float, float, Any]] = []
     hidden = 0
-    for key, value in relevance.items():
+    for key, full in relevance.items():
         row = rows.get(key)
         if row is None or not passes(row):
             continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
-        # The floor judges the evidence itself: naming a person must not make every message of
-        # theirs a "close match". The boost only orders what passed.
-        if value < config.fusion.config.floor and not loose:
+        value = evidence.get(key, full)
+        if value < fusion.floor and not loose:
             hidden += 1
             continue
         age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)
         recency = config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
-        score = _boosted(value, row, mentions, config) + recency
+        score = _boosted(full, row, mentions, config) + recency
         scored.append((score, value, row))
     scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
     hits: list[SearchHit] = []
