@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.core.clock import iso
@@ -26,16 +27,25 @@ def _count_lines(path: Path) -> int:
 def report(result: IngestResult, as_json: bool) -> None:
     if as_json:
         print_json(result.to_dict())
-        return
-    console.print(
-        f"imported [bold]{result.imported}[/bold], duplicates {result.duplicates}, "
-        f"updated {result.updated}, errors {len(result.errors)}"
-    )
-    for error in result.errors[:20]:
-        where = f"line {error.line}" if error.line else (error.message_id or "?")
-        console.print(f"  [yellow]{where}[/yellow]: {error.reason}")
-    if len(result.errors) > 20:
-        console.print(f"  … and {len(result.errors) - 20} more (use --json for all)")
+    else:
+        console.print(
+            f"imported [bold]{result.imported}[/bold], duplicates {result.duplicates}, "
+            f"updated {result.updated}, errors {len(result.errors)}"
+        )
+        for error in result.errors[:20]:
+            where = f"line {error.line}" if error.line else (error.message_id or "?")
+            # Reasons and ids quote the user's data: printed as text, never as Rich markup.
+            console.print(f"  [yellow]{escape(where)}[/yellow]: {escape(error.reason)}")
+        if len(result.errors) > 20:
+            console.print(f"  … and {len(result.errors) - 20} more (use --json for all)")
+    exit_if_all_failed(result)
+
+
+def exit_if_all_failed(result: IngestResult) -> None:
+    """A run that stored nothing because every item was bad is a failure (exit 1), not a success."""
+    if result.errors and not (result.imported or result.duplicates or result.updated):
+        console.print(f"[red]error:[/red] none of the {len(result.errors)} items could be imported")
+        raise typer.Exit(1)
 
 
 @import_app.command("jsonl")
@@ -124,6 +134,8 @@ def run_export_import(
     outcome = ImportReport(fmt, dry_run, preview, result, parsed - started, time.perf_counter() - parsed)
     if as_json:
         print_json(outcome.to_dict())
+        if result is not None:
+            exit_if_all_failed(result)
     elif result is not None:
         report(result, as_json=False)
     else:

@@ -27,6 +27,7 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import MESSAGE_KIND, MessageRepository, vector_key
 from app.core.storage.models import RawMessageRow, User
 from app.core.storage.vectors import VectorCollection, VectorStore
+from app.core.sanitize import repair_text
 from app.core.validation import clean_message
 
 log = logging.getLogger(__name__)
@@ -110,18 +111,25 @@ class Processor:
         progress: Progress | None = None,
         total: int | None = None,
         actor: str = "ingest",
+        atomic: bool = False,
     ) -> IngestResult:
-        """Store messages in batches; IngestError items (from a parser) pass through as errors."""
+        """Store messages in batches; IngestError items (from a parser) pass through as errors.
+
+        Every item is validated before its batch is written, so a bad item is reported and the
+        rest stored. `atomic` makes the whole input one batch (one transaction): a REST or MCP
+        request is stored entirely or not at all, even when the disk fills up midway.
+        """
         result = IngestResult()
         batch: list[RawMessage] = []
         errors: list[IngestError] = []
         done = 0
+        batch_size = float("inf") if atomic else self.batch_size
         for item in messages:
             if isinstance(item, IngestError):
                 errors.append(item)
                 continue
             batch.append(item)
-            if len(batch) >= self.batch_size:
+            if len(batch) >= batch_size:
                 result = result.merged(self._ingest_batch(batch, actor))
                 done += len(batch)
                 batch = []
@@ -142,7 +150,9 @@ class Processor:
             try:
                 msg = clean_message(raw, max_bytes=self.max_message_bytes)
             except InvalidInput as exc:
-                errors.append(IngestError(reason=str(exc), message_id=raw.message_id or None))
+                # Repaired so the report itself can be printed or sent as JSON.
+                message_id = repair_text(raw.message_id) if isinstance(raw.message_id, str) else None
+                errors.append(IngestError(reason=str(exc), line=raw.line, message_id=message_id or None))
                 continue
             key = (msg.user_id, msg.platform, msg.message_id)
             if key in cleaned:

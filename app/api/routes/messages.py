@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -12,6 +13,7 @@ from app.bootstrap import Services
 from app.core.domain import IngestError, RawMessage
 from app.core.errors import InvalidInput
 from app.core.jsonl import message_from_mapping
+from app.core.sanitize import repair_text
 
 router = APIRouter(tags=["messages"])
 
@@ -28,11 +30,20 @@ def ingest_messages(body: IngestIn, services: Services = Depends(get_services)) 
         # One local user: the API stores everything under the configured user, whatever the item says.
         data["user_id"] = services.settings.user_id
         try:
-            items.append(message_from_mapping(data, default_user=services.settings.user_id))
+            message = message_from_mapping(data, default_user=services.settings.user_id)
+            items.append(dataclasses.replace(message, line=position))
         except InvalidInput as exc:
             message_id = data.get("message_id")
             items.append(IngestError(reason=str(exc), line=position, message_id=_text(message_id)))
-    result = services.memory.ingest(items, total=len(items), actor=ACTOR)
+    # One transaction for the whole request: it is stored entirely or (on a storage error) not at all.
+    result = services.memory.ingest(items, total=len(items), actor=ACTOR, atomic=True)
+    if items and len(result.errors) == len(items):
+        raise InvalidInput(
+            f"none of the {len(items)} messages could be stored: "
+            + "; ".join(f"item {e.line}: {e.reason}" for e in result.errors[:5])
+            + (f"; … and {len(items) - 5} more" if len(items) > 5 else ""),
+            hint="fix the items named above and send them again",
+        )
     return IngestOut(**result.to_dict(), ids=list(result.ids))
 
 
@@ -65,4 +76,4 @@ def delete_message(message_id: MessageId, services: Services = Depends(get_servi
 
 
 def _text(value: object) -> str | None:
-    return None if value in (None, "") else str(value)
+    return None if value in (None, "") else repair_text(str(value))
