@@ -80,20 +80,24 @@ TzOption = typer.Option(
 
 def _show_preview(preview: ImportPreview) -> None:
     span = f"{(iso(preview.first_timestamp) or '?')[:16]} → {(iso(preview.last_timestamp) or '?')[:16]}"
-    console.print(f"[bold]{preview.source}[/bold] ({preview.format}): {preview.messages} messages, {span}")
+    # Everything from the file is data, escaped so Rich never reads it as markup.
+    console.print(
+        f"[bold]{escape(preview.source)}[/bold] ({preview.format}): {preview.messages} messages, {span}"
+    )
     for label, pairs in (("channels", preview.channels), ("people", preview.persons)):
         shown = ", ".join(f"{name} {count}" for name, count in pairs[:8])
         more = f" … +{len(pairs) - 8} more" if len(pairs) > 8 else ""
-        console.print(f"  {label} ({len(pairs)}): {shown}{more}")
+        console.print(f"  {label} ({len(pairs)}): {escape(shown)}{more}")
     if preview.skipped:
-        console.print("  skipped: " + ", ".join(f"{reason} {n}" for reason, n in preview.skipped))
+        console.print("  skipped: " + escape(", ".join(f"{reason} {n}" for reason, n in preview.skipped)))
     for key, value in preview.details:
-        console.print(f"  {key}: {value}")
+        console.print(f"  {escape(key)}: {escape(str(value))}")
     for warning in preview.warnings:
-        console.print(f"  [yellow]warning:[/yellow] {warning}")
+        console.print(f"  [yellow]warning:[/yellow] {escape(warning)}")
     for m in preview.sample:
         console.print(
-            f"  [dim]{(iso(m.timestamp) or '')[:16]} {m.channel} · {m.person}:[/dim] {m.content[:80]!r}"
+            f"  [dim]{(iso(m.timestamp) or '')[:16]} {escape(m.channel)} · {escape(m.person)}:[/dim] "
+            + escape(repr(m.content[:80]))
         )
 
 

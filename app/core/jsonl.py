@@ -92,7 +92,7 @@ def _attachment(value: Any, position: int) -> Attachment:
         raise InvalidInput(f"attachment {position} must be an object {{name, url, contentType, sizeBytes}}")
     size = value.get("sizeBytes", value.get("size_bytes"))
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
-        raise InvalidInput(f"attachment {position}: 'sizeBytes' must be a whole number of bytes, got {size!r}")
+        raise InvalidInput(f"attachment {position}: 'sizeBytes' must be a whole number, got {size!r}")
     for key in ("name", "url", "contentType", "content_type"):
         if value.get(key) is not None and not isinstance(value[key], str):
             raise InvalidInput(f"attachment {position}: '{key}' must be text")

@@ -21,13 +21,13 @@ from app.core.domain import Attachment, IngestError, IngestResult, RawMessage, T
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput
 from app.core.events import Change, EventBus
+from app.core.sanitize import repair_text
 from app.core.storage import audit
 from app.core.storage.db import Database, chunked
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import MESSAGE_KIND, MessageRepository, vector_key
 from app.core.storage.models import RawMessageRow, User
 from app.core.storage.vectors import VectorCollection, VectorStore
-from app.core.sanitize import repair_text
 from app.core.validation import clean_message
 
 log = logging.getLogger(__name__)
