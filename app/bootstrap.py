@@ -17,6 +17,7 @@ from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
 from app.core.secrets import open_secret_store
 from app.core.settings import Settings, load_settings
+from app.core.storage import faults
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
@@ -77,7 +78,12 @@ def build_services(
     wall clock and the embedder the settings name.
     """
     settings = settings or load_settings(data_dir)
-    layout = settings.layout.ensure()
+    try:
+        layout = settings.layout.ensure()
+    except OSError as exc:
+        raise faults.from_os_error(exc, settings.layout.root) or faults.unusable(
+            exc, settings.layout.root
+        ) from exc
     clock = clock or SystemClock()
     events = EventBus()
     db = Database(layout.database)
@@ -177,7 +183,7 @@ def build_services(
         connectors=connectors,
         llm_keys=llm_keys,
     )
-    if repair:
+    if repair and not db.read_only:  # on a full disk there is no room to repair; reads still work
         report = processor.repair()
         if report.reembedded or report.orphans_removed:
             log.warning("repaired vector index: %s", report)
