@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.core.clock import iso
 from app.core.domain import MessageRecord
@@ -29,9 +29,26 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "foreign Origin"),
         (404, "no such record"),
         (413, "request body too large"),
+        (409, "conflict: duplicate, lock held, or a setting that must be filled in first"),
+        (415, "unsupported file type or export format"),
         (421, "foreign Host header"),
         (422, "request does not match the schema"),
+        (429, "rate limited by a connected platform"),
+        (502, "an optional LLM endpoint or a connected platform failed"),
+        (503, "storage unavailable (disk full, database locked or damaged) or model missing"),
     )
+}
+
+# A point in time as the search filters take it: an ISO-8601 date or date-time, or Unix ms.
+# Declared so generated clients (and schema fuzzers) send what the parser reads.
+TIME_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "format": "date-time"},
+        {"type": "string", "format": "date"},
+        {"type": "string", "pattern": "^-?[0-9]{1,15}$"},
+        {"type": "integer", "minimum": -(10**15), "maximum": 10**15},
+        {"type": "null"},
+    ]
 }
 
 
@@ -76,9 +93,13 @@ class SearchIn(BaseModel):
     platform: list[str] | str | None = None
     channel: list[str] | str | None = None
     person: list[str] | str | None = None
-    since: str | int | None = Field(None, description="ISO date/time or Unix ms")
+    since: str | int | None = Field(
+        None, description="ISO date/time or Unix ms", json_schema_extra=TIME_SCHEMA
+    )
     until: str | int | None = Field(
-        None, description="ISO date/time or Unix ms; a bare date means end of day"
+        None,
+        description="ISO date/time or Unix ms; a bare date means end of day",
+        json_schema_extra=TIME_SCHEMA,
     )
 
 
@@ -156,7 +177,8 @@ class MessageOut(BaseModel):
 
 
 class PinIn(BaseModel):
-    pinned: bool = True
+    # Strict: `{"pinned": 0}` is a mistake to report (422), not a quiet unpin.
+    pinned: StrictBool = True
 
 
 class DeletedOut(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from app.api.deps import get_services
 from app.services.connector_service import ConnectorService
@@ -59,8 +59,10 @@ class ConnectorListOut(BaseModel):
 
 class SyncIn(BaseModel):
     limit: int | None = Field(None, ge=1, le=1_000_000, description="first sync: newest N per channel")
-    full: bool = Field(False, description="ignore the cursor (already stored messages count as duplicates)")
-    background: bool = Field(
+    full: StrictBool = Field(
+        False, description="ignore the cursor (already stored messages count as duplicates)"
+    )
+    background: StrictBool = Field(
         False, description="start the sync and answer 202 at once; poll the status route"
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.api.deps import get_services
 
@@ -23,12 +23,13 @@ class RunIn(_Model):
     user_id: str | None = Field(
         default=None, alias="userId", max_length=64, description="default: configured user"
     )
-    dry_run: bool = Field(default=False, alias="dryRun", description="plan only, change nothing")
+    # Strict: `{"dryRun": 0}` must not start a real run.
+    dry_run: StrictBool = Field(default=False, alias="dryRun", description="plan only, change nothing")
 
 
 class PreviewIn(_Model):
     user_id: str | None = Field(default=None, alias="userId", max_length=64)
-    details: bool = Field(default=True, description="include per-record decisions and summary drafts")
+    details: StrictBool = Field(default=True, description="include per-record decisions and summary drafts")
     max_groups: int = Field(default=100, alias="maxGroups", ge=1, le=MAX_PREVIEW_GROUPS)
 
 

@@ -2,31 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from app.api.deps import get_services
+from app.services.insights_service import SORTS, STATES
+from insights.model import Importance, InsightKind, InsightStatus
 
 router = APIRouter(tags=["insights"])
 
 InsightId = Annotated[str, Path(min_length=1, max_length=64, description="insight id (uuid)")]
 
 
+def _enum(values: Sequence[str], optional: bool = False) -> dict[str, Any]:
+    choices: list[dict[str, Any]] = [{"type": "string", "enum": list(values)}]
+    return {"anyOf": [*choices, {"type": "null"}]} if optional else choices[0]
+
+
 class FavoriteIn(BaseModel):
-    favorite: bool = Field(True, description="false removes the favorite")
+    favorite: StrictBool = Field(True, description="false removes the favorite")
 
 
 @router.get("/insights", summary="List insights, ranked and filtered")
 def list_insights(
     request: Request,
-    sort: str = Query("score", description="score, value, recent, due, importance or urgency"),
+    # Plain strings at run time (the service answers 400 naming the choices); enums in the schema.
+    sort: str = Query("score", description="sort order", json_schema_extra=_enum(SORTS)),
     label: str | None = Query(None, max_length=64, description="taskLabel, e.g. bug_report"),
-    importance: str | None = Query(None, description="critical, high, medium or low"),
-    state: str | None = Query(None, description="active or dormant"),
-    kind: str | None = Query(None, description="decision, action_item, deadline, question, blocker, meeting"),
-    status: str | None = Query(None, description="open or resolved"),
+    importance: str | None = Query(None, json_schema_extra=_enum([v.value for v in Importance], True)),
+    state: str | None = Query(None, json_schema_extra=_enum(STATES, True)),
+    kind: str | None = Query(None, json_schema_extra=_enum([k.value for k in InsightKind], True)),
+    status: str | None = Query(None, json_schema_extra=_enum([s.value for s in InsightStatus], True)),
     q: str | None = Query(None, max_length=2000, description="search insights by words and meaning instead"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=100_000),

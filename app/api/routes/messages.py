@@ -11,7 +11,7 @@ from app.api.deps import get_services
 from app.api.schemas import MAX_ID, DeletedOut, IngestIn, IngestOut, MessageOut, PinIn
 from app.bootstrap import Services
 from app.core.domain import IngestError, RawMessage
-from app.core.errors import InvalidInput
+from app.core.errors import InvalidInput, NotFound
 from app.core.jsonl import message_from_mapping
 from app.core.sanitize import repair_text
 
@@ -58,6 +58,29 @@ def get_message(
     found = services.memory.context(message_id, before=context, after=context)
     neighbours = [MessageOut.from_record(r) for r in found.neighbours]
     return MessageOut.from_record(found.record, neighbours)
+
+
+@router.get(
+    "/messages/by-source/{platform}/{source_id:path}",
+    response_model=MessageOut,
+    summary="Get one message by platform and the platform's message id",
+)
+def get_message_by_source(
+    platform: Annotated[str, Path(min_length=1, max_length=64, description="e.g. slack, telegram")],
+    source_id: Annotated[
+        str, Path(min_length=1, max_length=1000, description="`message_id` as the platform or import gave it")
+    ],
+    context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
+    services: Services = Depends(get_services),
+) -> MessageOut:
+    """The record whose (platform, message_id) is given; `/messages/{id}` takes the record id instead."""
+    found = services.memory.find(platform.strip().lower(), [source_id])
+    if not found:
+        raise NotFound(
+            f"no {platform} message with id {source_id!r}",
+            hint="platform and message_id are as in the import or a search hit's `message_id`",
+        )
+    return get_message(found[0].id, context, services)
 
 
 @router.post("/messages/{message_id}/pin", response_model=MessageOut, summary="Pin or unpin a message")
