@@ -8,6 +8,7 @@ between the two leaves rows whose hash is missing or stale, which `repair()` re-
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -140,7 +141,10 @@ class Processor:
             done += len(batch)
             if progress:
                 progress(done, total)
-        return result.merged(IngestResult(errors=tuple(errors)))
+        merged = result.merged(IngestResult(errors=tuple(errors)))
+        # Parser errors and storage-time refusals arrive separately; report them in input order.
+        ordered = sorted(merged.errors, key=lambda e: (e.line is None, e.line or 0))
+        return dataclasses.replace(merged, errors=tuple(ordered))
 
     def _ingest_batch(self, batch: Sequence[RawMessage], actor: str) -> IngestResult:
         errors: list[IngestError] = []

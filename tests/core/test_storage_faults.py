@@ -53,9 +53,8 @@ def big_batch(n: int, start: int = 0) -> list[RawMessage]:
 
 
 def test_full_database_raises_disk_full_and_an_atomic_batch_stores_nothing(services: Services) -> None:
-    with database_full(services.db):
-        with pytest.raises(DiskFull) as caught:
-            services.memory.ingest(big_batch(300), atomic=True)
+    with database_full(services.db), pytest.raises(DiskFull) as caught:
+        services.memory.ingest(big_batch(300), atomic=True)
     assert "full" in caught.value.message and "free space" in (caught.value.hint or "")
     assert count_rows(services) == 0  # not one row of the 300
     # Space freed: the same call completes.

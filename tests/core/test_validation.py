@@ -36,7 +36,11 @@ def test_lone_surrogates_are_repaired_everywhere_and_pairs_joined() -> None:
     )
     msg = clean_message(raw, max_bytes=LIMIT)
     assert msg.content == "bad \ufffd here, half an emoji \ufffd, a whole one 😀"
-    assert (msg.channel, msg.person, msg.attachments[0].name) == ("gen\ufffderal", "an\ufffdna", "f\ufffd.png")
+    assert (msg.channel, msg.person, msg.attachments[0].name) == (
+        "gen\ufffderal",
+        "an\ufffdna",
+        "f\ufffd.png",
+    )
     assert msg.metadata == {"k\ufffd": ["v\ufffd", {"deep": "x\ufffd"}]}
     json.dumps(msg.metadata, ensure_ascii=False).encode("utf-8")  # storable
     aaak.content_hash(msg.content)  # the crash of the issue: UnicodeEncodeError here
@@ -104,7 +108,9 @@ json_values = st.recursive(
 )
 # Text with lone surrogates and control characters mixed in (st.text() avoids surrogates).
 nasty_text = st.lists(
-    st.one_of(st.text(max_size=10), st.sampled_from(["\ud800", "\udfff", "\ud83d", "\x00", "\x1b", "\u200b"])),
+    st.one_of(
+        st.text(max_size=10), st.sampled_from(["\ud800", "\udfff", "\ud83d", "\x00", "\x1b", "\u200b"])
+    ),
     max_size=6,
 ).map("".join)
 
