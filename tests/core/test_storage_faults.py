@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, func, select
 
 from app.bootstrap import Services, build_services
 from app.core.domain import RawMessage
@@ -22,30 +21,8 @@ from app.core.embeddings.hashing import HashingEmbedder
 from app.core.errors import DataDirUnusable, DiskFull, StorageCorrupt, StorageLocked
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.db import Database
-from app.core.storage.models import RawMessageRow
 from tests.conftest import make_message
-
-
-def count_rows(services: Services) -> int:
-    with services.db.read() as session:
-        return int(session.scalar(select(func.count()).select_from(RawMessageRow)) or 0)
-
-
-@contextlib.contextmanager
-def database_full(db: Database, spare_pages: int = 2) -> Iterator[None]:
-    """New write connections may grow the file by only `spare_pages` pages."""
-
-    def cap(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        pages = dbapi_connection.execute("PRAGMA page_count").fetchone()[0]
-        dbapi_connection.execute(f"PRAGMA max_page_count={pages + spare_pages}")
-
-    db.write_engine.dispose()
-    event.listen(db.write_engine, "connect", cap)
-    try:
-        yield
-    finally:
-        event.remove(db.write_engine, "connect", cap)
-        db.write_engine.dispose()
+from tests.core.faults import count_rows, database_full
 
 
 def big_batch(n: int, start: int = 0) -> list[RawMessage]:
