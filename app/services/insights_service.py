@@ -75,11 +75,12 @@ class InsightsService:
         return len(moved)
 
     # -- reading ---------------------------------------------------------------------------------
-    def list_insights(
-        self, *, sort: str = "score", label: str | None = None, importance: str | None = None,
-        state: str | None = None, kind: str | None = None, status: str | None = None,
-        limit: int = 50, offset: int = 0,
-    ) -> list[RankedInsight]:  # fmt: skip
+    @staticmethod
+    def check_filters(
+        *, sort: str = "score", importance: str | None = None, state: str | None = None,
+        kind: str | None = None, status: str | None = None,
+    ) -> None:  # fmt: skip
+        """InvalidInput naming the allowed values when a list filter is unknown."""
         _check(sort, SORTS, "sort")
         if importance is not None:
             _check(importance, [v.value for v in Importance], "importance")
@@ -89,6 +90,13 @@ class InsightsService:
             _check(kind, [k.value for k in InsightKind], "kind")
         if status is not None:
             _check(status, [s.value for s in InsightStatus], "status")
+
+    def list_insights(
+        self, *, sort: str = "score", label: str | None = None, importance: str | None = None,
+        state: str | None = None, kind: str | None = None, status: str | None = None,
+        limit: int = 50, offset: int = 0,
+    ) -> list[RankedInsight]:  # fmt: skip
+        self.check_filters(sort=sort, importance=importance, state=state, kind=kind, status=status)
         if not 1 <= limit <= MAX_LIMIT or offset < 0:
             raise InvalidInput(
                 f"limit must be 1..{MAX_LIMIT} and offset ≥ 0, got limit={limit} offset={offset}"

@@ -41,7 +41,9 @@ def list_insights(
     offset: int = Query(0, ge=0, le=100_000),
 ) -> dict[str, Any]:
     service = get_services(request).insights
-    if q:
+    # The filters are checked even when `q` searches instead, so a bad value is never ignored.
+    service.check_filters(sort=sort, importance=importance, state=state, kind=kind, status=status)
+    if q and q.strip():
         items = service.search(q, min(limit + offset, 500))[offset:]
     else:
         items = service.list_insights(
