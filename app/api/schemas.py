@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
 
 from app.core.clock import iso
 from app.core.domain import MessageRecord
 
 MAX_BATCH = 10_000
 MAX_ID = 2**62  # SQLite integers are signed 64-bit; larger ids cannot exist
+
+
+def _integral(value: Any) -> Any:
+    # JSON Schema counts 42.0 as an integer; a strict model would refuse it.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# In a strict request model: JSON integers (and integral floats) are ints, never "5" or true.
+# Bounds go before it (`Annotated[int, Field(ge=1), INTEGRAL]`) so the schema shows them.
+INTEGRAL = BeforeValidator(_integral)
+JsonInt = Annotated[int, INTEGRAL]
 
 
 class ErrorOut(BaseModel):
@@ -45,8 +56,9 @@ TIME_SCHEMA: dict[str, Any] = {
     "anyOf": [
         {"type": "string", "format": "date-time"},
         {"type": "string", "format": "date"},
-        {"type": "string", "pattern": "^-?[0-9]{1,15}$"},
-        {"type": "integer", "minimum": -(10**15), "maximum": 10**15},
+        {"type": "string", "pattern": "^-?[0-9]{1,18}$"},
+        {"type": "string", "maxLength": 0},  # empty: no bound, as when the parameter is left out
+        {"type": "integer", "minimum": -(10**18), "maximum": 10**18},
         {"type": "null"},
     ]
 }
@@ -88,15 +100,17 @@ class IngestOut(BaseModel):
 
 
 class SearchIn(BaseModel):
+    # Strict: JSON types are taken as declared (`true` is not 1, "5" is not 5).
+    model_config = ConfigDict(strict=True)
     query: str = Field(..., min_length=1, max_length=4000)
-    limit: int = Field(10, ge=1, le=200)
+    limit: Annotated[int, Field(ge=1, le=200), INTEGRAL] = 10
     platform: list[str] | str | None = None
     channel: list[str] | str | None = None
     person: list[str] | str | None = None
-    since: str | int | None = Field(
+    since: StrictStr | JsonInt | None = Field(
         None, description="ISO date/time or Unix ms", json_schema_extra=TIME_SCHEMA
     )
-    until: str | int | None = Field(
+    until: StrictStr | JsonInt | None = Field(
         None,
         description="ISO date/time or Unix ms; a bare date means end of day",
         json_schema_extra=TIME_SCHEMA,

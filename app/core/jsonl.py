@@ -29,7 +29,7 @@ def parse_timestamp(value: Any) -> int:
     if isinstance(value, str):
         text = value.strip()
         # The length bound keeps int() from refusing (or slowly parsing) thousands of digits.
-        if text.lstrip("-").isdigit() and len(text) < 20:
+        if text.lstrip("-").isdigit() and len(text.lstrip("-")) <= 18:
             return int(text)
         try:
             return datetime_to_ms(datetime.fromisoformat(text.replace("Z", "+00:00")))

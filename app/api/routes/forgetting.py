@@ -3,12 +3,13 @@ GET /api/summaries/{summary_id}."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.api.deps import get_services
+from app.api.schemas import INTEGRAL
 
 router = APIRouter(tags=["forgetting"])
 
@@ -20,6 +21,7 @@ class _Model(BaseModel):
 
 
 class RunIn(_Model):
+    model_config = ConfigDict(populate_by_name=True, extra="allow", strict=True)
     user_id: str | None = Field(
         default=None, alias="userId", max_length=64, description="default: configured user"
     )
@@ -28,9 +30,12 @@ class RunIn(_Model):
 
 
 class PreviewIn(_Model):
+    model_config = ConfigDict(populate_by_name=True, extra="allow", strict=True)
     user_id: str | None = Field(default=None, alias="userId", max_length=64)
     details: StrictBool = Field(default=True, description="include per-record decisions and summary drafts")
-    max_groups: int = Field(default=100, alias="maxGroups", ge=1, le=MAX_PREVIEW_GROUPS)
+    max_groups: Annotated[int, Field(ge=1, le=MAX_PREVIEW_GROUPS), INTEGRAL] = Field(
+        default=100, alias="maxGroups"
+    )
 
 
 class TierCountsOut(_Model):
