@@ -58,7 +58,7 @@ TIME_SCHEMA: dict[str, Any] = {
         {"type": "string", "format": "date"},
         {"type": "string", "pattern": "^-?[0-9]{1,18}$"},
         {"type": "string", "maxLength": 0},  # empty: no bound, as when the parameter is left out
-        {"type": "integer", "minimum": -(10**18), "maximum": 10**18},
+        {"type": "integer", "minimum": 1 - 10**18, "maximum": 10**18 - 1},
         {"type": "null"},
     ]
 }
