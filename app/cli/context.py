@@ -67,11 +67,16 @@ def guarded(work: Callable[[], T]) -> T:
     try:
         return work()
     except StrataError as exc:
-        # Messages quote file names and user text: escaped so Rich prints them as written.
-        console.print(f"[red]error:[/red] {escape(exc.message)}")
-        if exc.hint:
-            console.print(f"[dim]hint: {escape(exc.hint)}[/dim]")
+        show_error(exc)
         raise typer.Exit(1) from exc
+
+
+def show_error(exc: StrataError) -> None:
+    """One sentence and a hint on stderr."""
+    # Messages quote file names and user text: escaped so Rich prints them as written.
+    console.print(f"[red]error:[/red] {escape(exc.message)}")
+    if exc.hint:
+        console.print(f"[dim]hint: {escape(exc.hint)}[/dim]")
 
 
 def print_json(data: Any) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 
 from app import __version__
 from app.cli.connectors import connectors_app
-from app.cli.context import state
+from app.cli.context import show_error, state
 from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
@@ -19,6 +20,7 @@ from app.cli.mcp import mcp_app
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
+from app.core.errors import StrataError
 
 cli = typer.Typer(
     name="strata",
@@ -70,7 +72,12 @@ cli.add_typer(llm_app, name="llm")
 
 
 def run() -> None:
-    cli()
+    try:
+        cli()
+    except StrataError as exc:
+        # A failure outside a guarded call (e.g. while a command shuts down): still no traceback.
+        show_error(exc)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.security import load_or_create_token
 from app.bootstrap import Services, build_services
 from app.core.domain import RawMessage
 from app.core.embeddings.hashing import HashingEmbedder
@@ -117,6 +118,10 @@ def test_on_a_full_disk_reads_work_and_writes_fail_clearly(tiny_disk: Path, cloc
         assert svc.memory.search("message 7", limit=3)
         with pytest.raises(DiskFull, match="no space left"):
             svc.memory.ingest(big_batch(5, start=100))
+        token_file = settings.layout.token_file
+        with pytest.raises(DiskFull):  # `strata serve` on a full disk: one sentence, no stub file
+            load_or_create_token(token_file)
+        assert not token_file.exists()
     finally:
         svc.close()
     filler.unlink()
