@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from app.core.domain import IngestResult
     from connectors.importers.preview import ImportPreview
 
+SHOWN_SKIPPED = 20
 import_app = typer.Typer(help="Import messages from files (JSONL and chat exports).", no_args_is_help=True)
 
 
@@ -90,6 +91,11 @@ def _show_preview(preview: ImportPreview) -> None:
         console.print(f"  {label} ({len(pairs)}): {escape(shown)}{more}")
     if preview.skipped:
         console.print("  skipped: " + escape(", ".join(f"{reason} {n}" for reason, n in preview.skipped)))
+    # Lines of a recognized file that could not be read: shown so the user can fix or accept them.
+    for error in preview.rejected[:SHOWN_SKIPPED]:
+        console.print(f"  [yellow]skipped[/yellow] {escape(error.reason)}")
+    if len(preview.rejected) > SHOWN_SKIPPED:
+        console.print(f"  … and {len(preview.rejected) - SHOWN_SKIPPED} more skipped (use --json for all)")
     for key, value in preview.details:
         console.print(f"  {escape(key)}: {escape(str(value))}")
     for warning in preview.warnings:
