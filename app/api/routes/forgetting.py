@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.api.deps import get_services
 from app.api.schemas import INTEGRAL
+from app.core.errors import NotFound
 
 router = APIRouter(tags=["forgetting"])
 
@@ -119,5 +120,9 @@ def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[
 
 
 @router.get("/summaries/{summary_id}", summary="The summary that replaced a group of archived messages")
-def get_summary(request: Request, summary_id: str) -> dict[str, Any]:
+def get_summary(
+    request: Request, summary_id: Annotated[str, Path(min_length=1, max_length=200)]
+) -> dict[str, Any]:
+    if not summary_id.strip():  # a blank id names no summary: 404 like any unknown id
+        raise NotFound("no summary with a blank id", hint="archived messages carry it as summary_ref_id")
     return _services(request).forgetting.summary(summary_id).to_dict()
