@@ -61,8 +61,6 @@ def render_text(text: Any) -> str:
     """`text` is a plain string or a list of strings and entity objects ({type, text, href})."""
     if isinstance(text, str):
         return text
-    if isinstance(text, dict):
-        text = [text]  # a lone entity object (seen in converted exports) is one piece of text
     if not isinstance(text, list):
         return ""
     parts: list[str] = []

@@ -97,9 +97,11 @@ def test_telegram_surrogates_markup_and_text_objects(tmp_path: Path, cli_env) ->
     assert code == 0, err
     shown = " ".join((out + err).split())
     assert MARKUP[:40] in shown and "Plans [bold]" in shown  # preview: markup printed as text
-    assert stored() == 600
-    hits = json.loads(invoke("search", "entity object", "--json")[1])["hits"]
-    assert hits[0]["content"] == "text as one entity object"
+    # `text` as an object is reported with its place and reason (was: silently "empty"), the rest stored.
+    assert "message 11" in shown and "'text' is dict" in shown
+    assert stored() == 599
+    hits = json.loads(invoke("search", "bad here", "--json")[1])["hits"]
+    assert any(h["content"] == "bad \ufffd here" for h in hits)
 
 
 def test_mbox_from_quoting_is_undone(tmp_path: Path, cli_env) -> None:
