@@ -12,6 +12,7 @@ from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
+from app.core.llm.guard import GuardedLLM
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
@@ -24,12 +25,15 @@ from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.brief_service import BriefService
 from app.services.connector_service import ConnectorService
+from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
-from app.services.llm import LLMClient, LLMKeys
+from app.services.llm import LLMKeys, build_llm
 from app.services.memory_service import MemoryService
+from app.services.privacy_service import PrivacyService
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +57,13 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    privacy: PrivacyService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
+    exports: ExportService | None = None
     brief: BriefService | None = None
+    llm: GuardedLLM | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
@@ -106,9 +113,10 @@ def build_services(
         keywords=keywords,
         events=events,
         max_message_bytes=settings.max_message_bytes,
+        flag_injections=settings.privacy.flag_injections,
     )
     access = AccessTracker(db, clock)
-    llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
+    llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
         processor.collection,
@@ -140,12 +148,14 @@ def build_services(
         user_id=settings.user_id,
         settings=settings.forgetting,
         llm=settings.llm,
-        llm_client_factory=llm_client.prepare if llm_client is not None else None,
+        llm_factory=llm.prepare if llm is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
+    memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(
@@ -180,11 +190,18 @@ def build_services(
             keywords=keywords,
             clock=clock,
             events=events,
-            llm_client=llm_client,
+            llm=llm,
         ),
         connectors=connectors,
         llm_keys=llm_keys,
+        llm=llm,
+        privacy=PrivacyService(settings, db, clock),
+        exports=ExportService(
+            db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
+        ),
     )
+    # Deleting a message also removes the insights that cite it (their text quotes it).
+    memory.deletion.hooks.append(InsightsDeletion(db, services.insights.index, keywords, clock))
     services.brief = build_brief_service(services)
     if repair and not db.read_only:  # on a full disk there is no room to repair; reads still work
         report = processor.repair()
@@ -206,6 +223,6 @@ def build_brief_service(services: Services) -> BriefService:
         services.clock,
         user_id=services.settings.user_id,
         insights=services.insights,
-        identities=lambda: services.insights.identities,
+        identities=services.insights.me,
         documents_since=documents_since,
     )

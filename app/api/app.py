@@ -16,14 +16,17 @@ from app import __version__
 from app.api.deps import bearer_scheme, reject_unknown_query
 from app.api.errors import install_error_handlers
 from app.api.routes import (
+    backup,
     brief,
     connectors,
+    deletion,
     forgetting,
     health,
     importing,
     insights,
     kb,
     messages,
+    privacy,
     search,
     stats,
 )
@@ -44,7 +47,10 @@ ROUTERS = (
     forgetting.router,
     kb.router,
     importing.router,
+    deletion.router,
+    backup.router,
     brief.router,
+    privacy.router,
 )
 
 DESCRIPTION = (

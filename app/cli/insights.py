@@ -1,4 +1,5 @@
-"""`strata insights generate|list|show|favorite|brief [--json]`: insights from the terminal."""
+"""`strata insights generate|list|show|favorite|brief [--json]`: insights from the terminal (the
+lifecycle commands done / dismiss / snooze / reopen / me are in insights_lifecycle)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
+from app.cli.insights_lifecycle import add_lifecycle_commands, resolve_id
 from app.core.clock import iso
 
 insights_app = typer.Typer(help="Decisions, action items, deadlines, open questions … found in your chats.")
@@ -34,6 +36,8 @@ def generate(
         f"{report.created} new, {report.updated} updated, {report.unchanged} unchanged "
         f"(extractor: {', '.join(report.extractors) or 'none'})"
     )
+    for notice in report.notices:
+        console.print(f"[yellow]warning:[/yellow] {notice}; rules were used (see `strata llm usage`)")
 
 
 @insights_app.command("list")
@@ -45,6 +49,9 @@ def list_insights(
     state: str = typer.Option(None, help="active or dormant."),
     kind: str = typer.Option(None, help="decision, action_item, deadline, question, blocker or meeting."),
     status: str = typer.Option(None, help="open or resolved."),
+    lifecycle: str = typer.Option(
+        None, "--lifecycle", help="open (default), done, dismissed, snoozed or all."
+    ),
     query: str = typer.Option(None, "--query", "-q", help="Search insights by words and meaning instead."),
     limit: int = typer.Option(20, help="How many to show."),
     as_json: bool = JSON,
@@ -63,6 +70,7 @@ def list_insights(
                 kind=kind,
                 status=status,
                 limit=limit,
+                lifecycle_state=lifecycle,
             )
         )
     if as_json:
@@ -83,7 +91,7 @@ def list_insights(
             escape(d.title),
             d.importance.value,
             due,
-            d.status.value,
+            r.insight.lifecycle,
             f"{r.score:.3f}{star}",
         )
     console.print(table if items else "no insights yet: run `strata insights generate`")
@@ -97,7 +105,7 @@ def show(
 ) -> None:
     """One insight with details, timeline and evidence (counts as a view)."""
     svc = services(ctx)
-    r = guarded(lambda: svc.insights.get(_resolve(svc, insight_id)))
+    r = guarded(lambda: svc.insights.get(resolve_id(svc, insight_id)))
     if as_json:
         print_json(r.to_dict())
         return
@@ -107,6 +115,8 @@ def show(
         f"({d.kind.value}, {d.importance.value}/{d.urgency.value}, {escape(d.task_label)})"
     )
     # Titles, descriptions and details quote messages: escaped, never read as Rich markup.
+    owner = f"owner {d.owner} · " if d.owner else ""
+    console.print(escape(f"{owner}{r.insight.lifecycle} · {d.platform}/{d.channel}"))
     console.print(escape(d.description))
     for line in d.details:
         console.print(f"  • {escape(line)}")
@@ -115,6 +125,8 @@ def show(
             f"  {(iso(event.at) or '')[:16]}  {escape(event.event)}  "
             f"[dim]{escape(event.message_id or '')}[/dim]"
         )
+    if r.insight.lifecycle_set_at is not None:
+        console.print(f"  {(iso(r.insight.lifecycle_set_at) or '')[:16]}  you set it {r.insight.lifecycle}")
     console.print(f"evidence: {escape(', '.join(d.evidence))}")
     console.print(
         f"score {r.score:.3f} = value {r.value.total:.3f} × weight {r.multiplier:.2f}; {r.state}, {r.trend}"
@@ -130,7 +142,7 @@ def favorite(
 ) -> None:
     """Favorite an insight: +0.10 value and a ×1.5 weight boost for 7 days."""
     svc = services(ctx)
-    r = guarded(lambda: svc.insights.favorite(_resolve(svc, insight_id), not remove))
+    r = guarded(lambda: svc.insights.favorite(resolve_id(svc, insight_id), not remove))
     if as_json:
         print_json(r.to_dict(full=False))
         return
@@ -171,9 +183,4 @@ def brief(
         console.print("nothing open: no loops found for " + escape(", ".join(loops.identities)))
 
 
-def _resolve(svc: object, given: str) -> str:
-    """Accept the 8-character prefix the table shows."""
-    if len(given) >= 36:
-        return given
-    matches = [r.id for r in svc.insights.list_insights(limit=500) if r.id.startswith(given)]  # type: ignore[attr-defined]
-    return matches[0] if len(matches) == 1 else given
+add_lifecycle_commands(insights_app)

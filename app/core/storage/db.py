@@ -51,6 +51,8 @@ def _make_engine(
             cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute(f"PRAGMA busy_timeout={busy_ms}")
+        # Deleted means gone: freed pages and cells are overwritten with zeros, not left on disk.
+        cur.execute("PRAGMA secure_delete=ON")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -149,6 +151,19 @@ class Database:
                     raise
                 time.sleep(0.2 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the main file and truncate it (old page images, deleted text included).
+
+        Returns False when a reader still pins part of the log; the next checkpoint finishes it.
+        """
+        if self.read_only_reason is not None:
+            raise self.read_only_reason
+        with self.converted_errors(), self.write_engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            busy, _log_frames, _done = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return busy == 0
 
     def dispose(self) -> None:
         self.read_engine.dispose()
