@@ -92,6 +92,10 @@ def get_message_by_source(
         str, Path(min_length=1, max_length=1000, description="`message_id` as the platform or import gave it")
     ],
     context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    include_archived: bool = Query(
+        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
+    ),
     services: Services = Depends(get_services),
 ) -> MessageOut:
     """The record whose (platform, message_id) is given; `/messages/{id}` takes the record id instead."""
@@ -101,7 +105,9 @@ def get_message_by_source(
             f"no {platform} message with id {source_id!r}",
             hint="platform and message_id are as in the import or a search hit's `message_id`",
         )
-    return get_message(found[0].id, context, services)
+    return get_message(
+        found[0].id, context=context, reveal=reveal, include_archived=include_archived, services=services
+    )
 
 
 @router.post("/messages/{message_id}/pin", response_model=MessageOut, summary="Pin or unpin a message")
