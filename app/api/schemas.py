@@ -211,8 +211,12 @@ class MessageSelectorIn(BaseModel):
     platform: str | None = Field(None, max_length=64)
     channel: str | None = Field(None, max_length=512)
     person: str | None = Field(None, max_length=512)
-    since: str | None = Field(None, description="ISO-8601 date/time or Unix ms, inclusive")
-    before: str | None = Field(None, description="ISO-8601 date/time or Unix ms, exclusive")
+    since: str | None = Field(
+        None, description="ISO-8601 date/time or Unix ms, inclusive", json_schema_extra=TIME_SCHEMA
+    )
+    before: str | None = Field(
+        None, description="ISO-8601 date/time or Unix ms, exclusive", json_schema_extra=TIME_SCHEMA
+    )
 
 
 class DeletionPlanOut(BaseModel):
