@@ -6,12 +6,14 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from app.core.access import AccessTracker
 from app.core.clock import Clock, SystemClock
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
+from app.core.memory_files.store import MemoryFileStore
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.messages import MessageSearcher, SearchConfig
@@ -27,6 +29,8 @@ from app.services.import_service import ImportService
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMClient, LLMKeys
+from app.services.memory_files.service import FILES_SOURCE, MemoryFilesService
+from app.services.memory_files.sources import contact_infos, insight_items
 from app.services.memory_service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,7 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    files: MemoryFilesService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
@@ -149,6 +154,32 @@ def build_services(
         events=events,
     )
     memory.person_aliases = connectors.person_aliases
+    insights = build_insights_service(
+        settings,
+        db=db,
+        vectors=vectors,
+        embedder=embedder,
+        keywords=keywords,
+        clock=clock,
+        events=events,
+        llm_client=llm_client,
+    )
+    files = MemoryFilesService(
+        db,
+        MemoryFileStore(layout.memory),
+        clock,
+        user_id=settings.user_id,
+        settings=settings.files,
+        me=settings.insights.identities,
+        # build_insights_service has already checked the zone name
+        tz=ZoneInfo(settings.insights.timezone),
+        contacts=contact_infos(connectors.identities),
+        items=insight_items(insights, db, settings.user_id),
+        # Seam for secret masking (issue 14): pass the redaction function here once it exists.
+        mask=None,
+        events=events,
+    )
+    memory.extra_sources[FILES_SOURCE] = files.hits  # unified search: include=["files"]
     services = Services(
         settings=settings,
         layout=layout,
@@ -164,16 +195,8 @@ def build_services(
         forgetting=forgetting,
         knowledge=knowledge,
         imports=ImportService(memory, user_id=settings.user_id),
-        insights=build_insights_service(
-            settings,
-            db=db,
-            vectors=vectors,
-            embedder=embedder,
-            keywords=keywords,
-            clock=clock,
-            events=events,
-            llm_client=llm_client,
-        ),
+        insights=insights,
+        files=files,
         connectors=connectors,
         llm_keys=llm_keys,
     )

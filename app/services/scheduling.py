@@ -1,7 +1,7 @@
 """Background jobs for whichever process hosts the scheduler (the desktop app, or `serve` headless).
 
 This module is the one list of periodic work, so both hosts run the same jobs: forgetting cycles,
-connector syncs (plus live gateway listeners) and insight generation.
+connector syncs (plus live gateway listeners), insight generation and the memory-files refresh.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
     hooks = (
         ("forgetting", lambda: services.forgetting.schedule(scheduler)),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
+        ("memory files", lambda: services.files.schedule(scheduler)),
         (
             "insights",
             lambda: register_insights_job(

@@ -1,0 +1,304 @@
+"""MemoryFilesService: generate the pages, and list, read, write and search the memory folder."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+
+from app.core.clock import Clock
+from app.core.domain import SearchHit
+from app.core.errors import InvalidInput, NotFound
+from app.core.events import Change, EventBus
+from app.core.memory_files.fences import MergeStatus, front_matter, generated_body, is_user_owned
+from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, normalize_file, slug
+from app.core.memory_files.search import FileHit, FileIndex
+from app.core.memory_files.store import MemoryFile, MemoryFileStore
+from app.core.search.messages import MessageQuery
+from app.core.settings import MemoryFilesSettings
+from app.core.storage.db import Database
+from app.services.memory_files import snapshot
+from app.services.memory_files.pages import Page, PageBuilder
+from app.services.memory_files.plan import (
+    NOTES_PAGE,
+    ContactInfo,
+    ConversationPage,
+    PersonPage,
+    Plan,
+    ProjectPage,
+    ProjectSpec,
+    build_plan,
+)
+from app.services.memory_files.render import Item, Mask, Renderer
+
+log = logging.getLogger(__name__)
+FILES_SOURCE = "files"  # MemoryService.search(include=["files"])
+JOB_ID = "memory-files-refresh"
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshReport:
+    """What a refresh did: files per outcome, the ones it left alone and why, and how long it took."""
+
+    counts: dict[str, int]
+    changed: tuple[str, ...]
+    left_alone: tuple[tuple[str, str], ...]  # (path, "user_owned" | "damaged")
+    seconds: float
+    pages: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "counts": self.counts,
+            "changed": list(self.changed),
+            "left_alone": [{"path": p, "reason": r} for p, r in self.left_alone],
+            "seconds": round(self.seconds, 3),
+            "notes": self.notes,
+        }
+
+
+class MemoryFilesService:
+    def __init__(
+        self, db: Database, store: MemoryFileStore, clock: Clock, *, user_id: str,
+        settings: MemoryFilesSettings, me: Sequence[str] = (), tz: tzinfo | None = None,
+        contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: Callable[[], Sequence[Item]] = tuple,
+        mask: Mask | None = None, events: EventBus | None = None,
+    ) -> None:  # fmt: skip
+        self.db = db
+        self.store = store.ensure()
+        self.index = FileIndex(store)
+        self.clock = clock
+        self.user_id = user_id
+        self.settings = settings
+        self.me = tuple(me)
+        self.renderer = Renderer(tz=tz, mask=mask) if tz else Renderer(mask=mask)
+        self.contacts = contacts
+        self.items = items
+        self.events = events
+        self._refresh_lock = threading.Lock()
+        self._job: Any = None
+
+    # -- generation ----------------------------------------------------------------------------
+    def plan(self) -> Plan:
+        directory = snapshot.directory(self.db, self.user_id)
+        return build_plan(directory, self.contacts(), self.me, self._project_specs())
+
+    def refresh(self, path: str | None = None) -> RefreshReport:
+        """Regenerate every page, or only `path`; user text outside the fences is never touched."""
+        started = time.perf_counter()
+        with self._refresh_lock:
+            plan = self.plan()
+            pages = self._all_pages(plan) if path is None else [self._one_page(plan, normalize_file(path))]
+            outcomes = [
+                (page.path, self.store.apply_generated(page.path, page.new_file(self.renderer), page.body))
+                for page in pages
+            ]
+        counts = Counter(status.value for _, status in outcomes)
+        changed = tuple(p for p, s in outcomes if s in (MergeStatus.CREATED, MergeStatus.UPDATED))
+        left = tuple((p, s.value) for p, s in outcomes if s in (MergeStatus.USER_OWNED, MergeStatus.DAMAGED))
+        notes = [
+            f"{p}: project channel(s) not found: {', '.join(pg.unknown_channels)}"
+            for p, pg in plan.by_path.items()
+            if isinstance(pg, ProjectPage) and pg.unknown_channels
+        ]
+        report = RefreshReport(dict(counts), changed, left, time.perf_counter() - started, len(pages), notes)
+        if self.events and changed:
+            self.events.publish(Change("memory_file", "refreshed", changed))
+        return report
+
+    def _all_pages(self, plan: Plan) -> list[Page]:
+        snap = snapshot.load(
+            self.db,
+            self.user_id,
+            snapshot.Scope(),
+            recent=self.settings.recent_messages,
+            topic_window=self.settings.topic_window,
+        )
+        builder = PageBuilder(plan, snap, self._items(), self.renderer)
+        pages = [builder.person(p) for p in plan.people]
+        pages += [builder.conversation(c) for c in plan.conversations]
+        pages += [builder.project(p, self._project_lines(p)) for p in plan.projects]
+        pages.append(builder.notes(NOTES_PAGE))
+        return pages
+
+    def _one_page(self, plan: Plan, name: str) -> Page:
+        page = plan.by_path.get(name)
+        if name == NOTES_PAGE:
+            scope = snapshot.Scope()
+        elif isinstance(page, PersonPage):
+            scope = snapshot.Scope(identities=page.identities)
+        elif isinstance(page, ConversationPage):
+            scope = snapshot.Scope(conversations=((page.platform, page.channel),))
+        elif isinstance(page, ProjectPage):
+            scope = snapshot.Scope(conversations=page.conversations or (("", ""),))
+        else:
+            raise NotFound(
+                f"{name} is not a page Strata generates",
+                hint="refresh a page under people/, chats/, channels/ or projects/ (see `strata files list`)",
+            )
+        snap = snapshot.load(
+            self.db,
+            self.user_id,
+            scope,
+            recent=self.settings.recent_messages,
+            topic_window=self.settings.topic_window,
+        )
+        builder = PageBuilder(plan, snap, self._items(), self.renderer)
+        if isinstance(page, PersonPage):
+            return builder.person(page)
+        if isinstance(page, ConversationPage):
+            return builder.conversation(page)
+        if isinstance(page, ProjectPage):
+            return builder.project(page, self._project_lines(page))
+        return builder.notes(NOTES_PAGE)
+
+    def _items(self) -> list[Item]:
+        return list(self.items())
+
+    def _project_lines(self, page: ProjectPage) -> list[snapshot.Line]:
+        return snapshot.matching_lines(
+            self.db, self.user_id, keywords=page.keywords, conversations=page.conversations, limit=200
+        )
+
+    def _project_specs(self) -> list[ProjectSpec]:
+        """Projects named in settings, plus files in projects/ whose front matter names keywords/channels."""
+        specs = [ProjectSpec(p.title, tuple(p.keywords), tuple(p.channels)) for p in self.settings.projects]
+        claimed = {f"projects/{slug(s.title)}.md" for s in specs}
+        for info in self.store.list("projects"):
+            if info.path in claimed:
+                continue
+            try:
+                meta = front_matter(self.store.read(info.path).text)
+            except InvalidInput:
+                continue
+            keywords, channels = _csv(meta.get("keywords")), _csv(meta.get("channels"))
+            if keywords or channels:
+                title = meta.get("title") or info.path.rsplit("/", 1)[-1].removesuffix(".md")
+                specs.append(ProjectSpec(title, keywords, channels, path=info.path))
+        return specs
+
+    # -- reading and writing -------------------------------------------------------------------
+    def list_files(self, folder: str | None = None) -> list[dict[str, Any]]:
+        self.index.refresh()
+        titles = {p: t for p, t, _, _ in self.index.documents()}
+        return [
+            {
+                "path": f.path,
+                "folder": f.folder,
+                "title": titles.get(f.path, f.path),
+                "size": f.size,
+                "modified_ns": f.modified_ns,
+            }
+            for f in self.store.list(folder)
+        ]
+
+    def read(self, path: str) -> MemoryFile:
+        return self.store.read(path)
+
+    def write(self, path: str, text: str, *, expected_version: str | None = None) -> MemoryFile:
+        """Write a whole file: anything in notes/ and strategy/; elsewhere only outside the generated block.
+
+        A generated page's block is Strata's: a change inside it would be overwritten by the
+        next refresh, so it is refused (set `user_owned: true` to take the page over).
+        """
+        name = normalize_file(path)
+        folder = name.split("/", 1)[0]
+        if folder in GENERATED_FOLDERS and self.store.exists(name) and not is_user_owned(text):
+            current = self.store.read(name)
+            if not current.user_owned and generated_body(current.text) != generated_body(text):
+                raise InvalidInput(
+                    f"{name}: the text between the strata:begin/end markers is regenerated; "
+                    "edits there would be lost",
+                    hint="write your notes outside the markers, or set `user_owned: true` in the "
+                    "front matter",
+                )
+        elif folder not in WRITABLE_FOLDERS and folder not in GENERATED_FOLDERS:
+            raise InvalidInput(f"{name}: not a writable memory folder")
+        written = self.store.write(name, text, expected_version=expected_version)
+        if self.events:
+            self.events.publish(Change("memory_file", "written", (name,)))
+        return written
+
+    def write_note(self, title: str, text: str, *, folder: str = "notes") -> tuple[MemoryFile, bool]:
+        """A note file named after `title`; an existing note gets `text` appended under a dated heading."""
+        if folder not in WRITABLE_FOLDERS:
+            raise InvalidInput(f"notes go to {' or '.join(WRITABLE_FOLDERS)}, not {folder!r}")
+        if not title.strip() or not text.strip():
+            raise InvalidInput("a note needs a title and some text")
+        name = normalize_file(f"{folder}/{slug(title)}")
+        stamp = self.renderer.minute(self.clock.now_ms())
+        clean_title, clean_text = title.strip(), text.strip()
+
+        def add(current: str | None) -> str:
+            if current is None:
+                return f"---\ntitle: {clean_title}\ncreated: {stamp}\n---\n# {clean_title}\n\n{clean_text}\n"
+            return current.rstrip("\n") + f"\n\n## {stamp}\n\n{clean_text}\n"
+
+        written, created = self.store.update(name, add)
+        if self.events:
+            self.events.publish(Change("memory_file", "written", (name,)))
+        return written, created
+
+    def search(self, query: str, *, folder: str | None = None, limit: int = 20) -> list[FileHit]:
+        if not 1 <= limit <= 200:
+            raise InvalidInput(f"limit must be 1..200, got {limit}")
+        return self.index.search(query, folder=folder, limit=limit)
+
+    def hits(self, query: MessageQuery) -> list[SearchHit]:
+        """Memory files as unified-search hits (kind `memory_file`), for `include=["files"]`."""
+        if not query.text.strip():
+            return []
+        found = self.index.search(query.text, limit=max(1, min(query.limit, 50)))
+        top = max((h.score for h in found), default=1.0) or 1.0
+        return [
+            SearchHit(
+                id=f"file:{h.path}",
+                kind="memory_file",
+                content=h.title + "\n" + "\n".join(t for _, t in h.snippets),
+                score=h.score / top,
+                platform=None,
+                channel=h.path.split("/", 1)[0],
+                person=None,
+                timestamp=h.modified_ns // 1_000_000,
+                tier=None,
+                extra={"path": h.path, "title": h.title},
+            )
+            for h in found
+        ]
+
+    # -- scheduling ----------------------------------------------------------------------------
+    def schedule(self, scheduler: Any, *, first_run_in_seconds: float = 120) -> Any:
+        if not self.settings.enabled:
+            return None
+        first = datetime.now(UTC) + timedelta(seconds=first_run_in_seconds)
+        self._job = scheduler.add_job(
+            self.run_scheduled,
+            "interval",
+            minutes=self.settings.schedule_minutes,
+            id=JOB_ID,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            next_run_time=first,
+        )
+        return self._job
+
+    def run_scheduled(self) -> RefreshReport | None:
+        try:
+            return self.refresh()
+        except Exception:
+            log.exception("memory files refresh failed")
+            return None
+
+
+def _csv(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    text = value.strip().strip("[]")
+    return tuple(p.strip().strip("'\"") for p in text.split(",") if p.strip())
