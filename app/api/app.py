@@ -15,7 +15,18 @@ from fastapi import FastAPI, Security
 from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
-from app.api.routes import connectors, forgetting, health, importing, insights, kb, messages, search, stats
+from app.api.routes import (
+    connectors,
+    files,
+    forgetting,
+    health,
+    importing,
+    insights,
+    kb,
+    messages,
+    search,
+    stats,
+)
 from app.api.schemas import ERROR_RESPONSES
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
@@ -33,6 +44,7 @@ ROUTERS = (
     forgetting.router,
     kb.router,
     importing.router,
+    files.router,
 )
 
 DESCRIPTION = (

@@ -9,6 +9,7 @@ import typer
 from app import __version__
 from app.cli.connectors import connectors_app
 from app.cli.context import state
+from app.cli.files import files_app
 from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
@@ -56,6 +57,7 @@ def main(
 cli.add_typer(import_app, name="import")
 cli.add_typer(forget_app, name="forget")
 cli.add_typer(kb_app, name="kb")
+cli.add_typer(files_app, name="files")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)

@@ -148,7 +148,9 @@ def topics(
     for line in lines:
         seen = {t for t in tokenize(line.text.casefold()) if len(t) > 2 and t not in stop and not t.isdigit()}
         counts.update(seen)  # per message, so one long paste does not dominate
-    return [word for word, n in counts.most_common(k) if n > 1]
+    # Ties broken by the word, so the same messages always give the same page (no spurious rewrites).
+    ranked = sorted(counts.items(), key=lambda wn: (-wn[1], wn[0]))
+    return [word for word, n in ranked[:k] if n > 1]
 
 
 def _yaml_text(text: str) -> str:

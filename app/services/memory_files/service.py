@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
 from typing import Any
 
 from app.core.clock import Clock
@@ -16,7 +17,7 @@ from app.core.domain import SearchHit
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.memory_files.fences import MergeStatus, front_matter, generated_body, is_user_owned
-from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, normalize_file, slug
+from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, confined, normalize_file, slug
 from app.core.memory_files.search import FileHit, FileIndex
 from app.core.memory_files.store import MemoryFile, MemoryFileStore
 from app.core.search.messages import MessageQuery
@@ -51,6 +52,7 @@ class RefreshReport:
     seconds: float
     pages: int = 0
     notes: list[str] = field(default_factory=list)
+    stale: tuple[str, ...] = ()  # generated earlier, no longer planned (kept: they may hold your notes)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +60,7 @@ class RefreshReport:
             "counts": self.counts,
             "changed": list(self.changed),
             "left_alone": [{"path": p, "reason": r} for p, r in self.left_alone],
+            "stale": list(self.stale),
             "seconds": round(self.seconds, 3),
             "notes": self.notes,
         }
@@ -107,10 +110,27 @@ class MemoryFilesService:
             for p, pg in plan.by_path.items()
             if isinstance(pg, ProjectPage) and pg.unknown_channels
         ]
-        report = RefreshReport(dict(counts), changed, left, time.perf_counter() - started, len(pages), notes)
+        stale = self._stale(plan) if path is None else ()
+        elapsed = time.perf_counter() - started
+        report = RefreshReport(dict(counts), changed, left, elapsed, len(pages), notes, stale)
         if self.events and changed:
             self.events.publish(Change("memory_file", "refreshed", changed))
         return report
+
+    def _stale(self, plan: Plan) -> tuple[str, ...]:
+        known = set(plan.paths())
+        out: list[str] = []
+        for folder in GENERATED_FOLDERS:
+            for info in self.store.list(folder):
+                if info.path in known:
+                    continue
+                try:
+                    text = self.store.read(info.path).text
+                except InvalidInput:
+                    continue
+                if front_matter(text).get("generated_by") == "strata" and not is_user_owned(text):
+                    out.append(info.path)
+        return tuple(out)
 
     def _all_pages(self, plan: Plan) -> list[Page]:
         snap = snapshot.load(
@@ -200,6 +220,18 @@ class MemoryFilesService:
 
     def read(self, path: str) -> MemoryFile:
         return self.store.read(path)
+
+    def editable_path(self, path: str) -> Path:
+        """The file on disk for an editor; a missing note or strategy file is created with a title."""
+        name = normalize_file(path)
+        if not self.store.exists(name):
+            if name.split("/", 1)[0] not in WRITABLE_FOLDERS:
+                raise NotFound(
+                    f"no memory file {name!r}", hint="run `strata files refresh` to generate pages"
+                )
+            title = name.rsplit("/", 1)[-1].removesuffix(".md")
+            self.store.update(name, lambda current: current if current is not None else f"# {title}\n\n")
+        return confined(self.store.root, name, must_exist=True)
 
     def write(self, path: str, text: str, *, expected_version: str | None = None) -> MemoryFile:
         """Write a whole file: anything in notes/ and strategy/; elsewhere only outside the generated block.
