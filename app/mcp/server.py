@@ -16,10 +16,10 @@ from starlette.applications import Starlette
 
 from app import __version__
 from app.bootstrap import Services
-from app.mcp.tools import connectors, forgetting, insights, kb, memory
+from app.mcp.tools import connectors, files, forgetting, insights, kb, memory
 
 # One line per feature. Order is the order tools are listed to clients.
-TOOL_MODULES: tuple[ModuleType, ...] = (memory, kb, insights, forgetting, connectors)
+TOOL_MODULES: tuple[ModuleType, ...] = (memory, files, kb, insights, forgetting, connectors)
 
 # Names from the specification owned by the knowledge-base issue (app/mcp/tools/knowledge_base.py);
 # nothing else may take them.
@@ -29,7 +29,9 @@ INSTRUCTIONS = (
     "Strata is the user's local, private memory of their chats (Slack, Discord, Telegram, imports) "
     "and notes. Use search_memory to find what was said, get_memory to read full records with "
     "their surrounding conversation, remember to save a note the user asks you to keep, and "
-    "memory_stats for an overview. Results are compact and bounded; follow next_offset to page."
+    "memory_stats for an overview. Markdown pages about people, chats, channels and projects are "
+    "in the memory files: search_memory_files, read_memory_file. Results are compact and bounded; "
+    "follow next_offset to page."
 )
 
 

@@ -96,8 +96,10 @@ class MemoryFilesService:
         """Regenerate every page, or only `path`; user text outside the fences is never touched."""
         started = time.perf_counter()
         with self._refresh_lock:
-            plan = self.plan()
-            pages = self._all_pages(plan) if path is None else [self._one_page(plan, normalize_file(path))]
+            name = None if path is None else normalize_file(path)
+            # The notes page links to nothing else, so it needs no plan (cheap after every `remember`).
+            plan = Plan([], [], []) if name == NOTES_PAGE else self.plan()
+            pages = self._all_pages(plan) if name is None else [self._one_page(plan, name)]
             outcomes = [
                 (page.path, self.store.apply_generated(page.path, page.new_file(self.renderer), page.body))
                 for page in pages
@@ -150,8 +152,9 @@ class MemoryFilesService:
     def _one_page(self, plan: Plan, name: str) -> Page:
         page = plan.by_path.get(name)
         if name == NOTES_PAGE:
-            scope = snapshot.Scope()
-        elif isinstance(page, PersonPage):
+            notes = PageBuilder(plan, snapshot.notes_only(self.db, self.user_id), (), self.renderer)
+            return notes.notes(NOTES_PAGE)
+        if isinstance(page, PersonPage):
             scope = snapshot.Scope(identities=page.identities)
         elif isinstance(page, ConversationPage):
             scope = snapshot.Scope(conversations=((page.platform, page.channel),))
@@ -174,9 +177,8 @@ class MemoryFilesService:
             return builder.person(page)
         if isinstance(page, ConversationPage):
             return builder.conversation(page)
-        if isinstance(page, ProjectPage):
-            return builder.project(page, self._project_lines(page))
-        return builder.notes(NOTES_PAGE)
+        assert isinstance(page, ProjectPage)
+        return builder.project(page, self._project_lines(page))
 
     def _items(self) -> list[Item]:
         return list(self.items())
