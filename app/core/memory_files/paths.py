@@ -6,7 +6,7 @@ import hashlib
 import os
 import re
 import unicodedata
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from app.core.errors import InvalidInput, NotFound
 
@@ -36,7 +36,7 @@ def normalize(path: str) -> str:
         raise InvalidInput("memory file path contains control characters", hint=HINT)
     if "\\" in text or text.startswith(("/", "~")) or _WINDOWS_DRIVE.match(text):
         raise InvalidInput(f"{path!r} is not a relative path inside the memory folder", hint=HINT)
-    parts = PurePosixPath(text).parts
+    parts = [p for p in text.split("/") if p]  # PurePosixPath would hide "." parts
     for part in parts:
         if part in ("..", "."):
             raise InvalidInput(f"{path!r} may not contain '{part}'", hint=HINT)
