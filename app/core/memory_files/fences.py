@@ -73,8 +73,12 @@ def generated_body(text: str) -> str | None:
     return text[start:end].strip("\r\n")
 
 
-def merge(existing: str | None, new_file: str, body: str) -> Merge:
-    """Decide what to write: `new_file` for a new file, else `existing` with its block replaced by `body`."""
+def merge(existing: str | None, new_file: str, body: str, *, append_if_missing: bool = False) -> Merge:
+    """Decide what to write: `new_file` for a new file, else `existing` with its block replaced by `body`.
+
+    `append_if_missing`: a file the user wrote to ask for a page (a project file naming its
+    keywords) gets the block appended after their text the first time.
+    """
     if existing is None:
         return Merge(MergeStatus.CREATED, new_file)
     if is_user_owned(existing):
@@ -82,6 +86,9 @@ def merge(existing: str | None, new_file: str, body: str) -> Merge:
     begins = list(_BEGIN_RE.finditer(existing))
     ends = list(_END_RE.finditer(existing))
     if not begins and not ends:
+        if append_if_missing:
+            gap = "\n" if existing.endswith("\n") else "\n\n"
+            return Merge(MergeStatus.UPDATED, existing + gap + block(body) + "\n")
         return Merge(MergeStatus.USER_OWNED, None)
     span = _span(existing)
     if span is None:

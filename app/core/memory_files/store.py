@@ -143,14 +143,17 @@ class MemoryFileStore:
         atomic_write(target, data)
         return self.read(name)
 
-    def apply_generated(self, path: str, new_file: str, body: str) -> MergeStatus:
+    def apply_generated(
+        self, path: str, new_file: str, body: str, *, append_if_missing: bool = False
+    ) -> MergeStatus:
         """Create the file, or replace only its generated block; a concurrent save is merged, not lost."""
         name = normalize_file(path)
         target = confined(self.root, name)
         for _ in range(MERGE_ATTEMPTS):
             before = _read_or_none(target)
             try:
-                result: Merge = merge(None if before is None else before.decode("utf-8"), new_file, body)
+                text = None if before is None else before.decode("utf-8")
+                result: Merge = merge(text, new_file, body, append_if_missing=append_if_missing)
             except UnicodeDecodeError:
                 return MergeStatus.DAMAGED  # not text we wrote: leave it to its owner
             if result.text is None:

@@ -25,6 +25,7 @@ class Page:
     body: str
     aliases: tuple[str, ...] = ()
     extra_front_matter: str = ""
+    append_if_missing: bool = False
 
     def new_file(self, renderer: Renderer) -> str:
         return renderer.document(
@@ -209,7 +210,10 @@ class PageBuilder:
             ),
         ]
         extra = "keywords: " + ", ".join(page.keywords) if page.keywords else ""
-        return Page(page.path, page.title, "project", "\n".join(body), extra_front_matter=extra)
+        return Page(
+            page.path, page.title, "project", "\n".join(body), extra_front_matter=extra,
+            append_if_missing=page.from_file,
+        )  # fmt: skip
 
     # -- notes ---------------------------------------------------------------------------------
     def notes(self, path: str) -> Page:

@@ -42,6 +42,7 @@ class ProjectPage:
     keywords: tuple[str, ...]
     conversations: tuple[Key, ...]
     unknown_channels: tuple[str, ...] = ()
+    from_file: bool = False  # the user's own file asked for it (keywords in its front matter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,8 @@ def _project(spec: ProjectSpec, directory: Directory, taken: set[str]) -> Projec
             unknown.append(name)
     path = spec.path or _unique("projects", spec.title, "", taken)
     taken.add(path)
-    return ProjectPage(path, spec.title, spec.keywords, tuple(dict.fromkeys(found)), tuple(unknown))
+    conversations = tuple(dict.fromkeys(found))
+    return ProjectPage(path, spec.title, spec.keywords, conversations, tuple(unknown), spec.path is not None)
 
 
 def _is_me(name: str, identities: Sequence[Key], mine: set[str]) -> bool:

@@ -100,10 +100,7 @@ class MemoryFilesService:
             # The notes page links to nothing else, so it needs no plan (cheap after every `remember`).
             plan = Plan([], [], []) if name == NOTES_PAGE else self.plan()
             pages = self._all_pages(plan) if name is None else [self._one_page(plan, name)]
-            outcomes = [
-                (page.path, self.store.apply_generated(page.path, page.new_file(self.renderer), page.body))
-                for page in pages
-            ]
+            outcomes = [(page.path, self._apply(page)) for page in pages]
         counts = Counter(status.value for _, status in outcomes)
         changed = tuple(p for p, s in outcomes if s in (MergeStatus.CREATED, MergeStatus.UPDATED))
         left = tuple((p, s.value) for p, s in outcomes if s in (MergeStatus.USER_OWNED, MergeStatus.DAMAGED))
@@ -118,6 +115,12 @@ class MemoryFilesService:
         if self.events and changed:
             self.events.publish(Change("memory_file", "refreshed", changed))
         return report
+
+    def _apply(self, page: Page) -> MergeStatus:
+        new_file = page.new_file(self.renderer)
+        return self.store.apply_generated(
+            page.path, new_file, page.body, append_if_missing=page.append_if_missing
+        )
 
     def _stale(self, plan: Plan) -> tuple[str, ...]:
         known = set(plan.paths())
