@@ -117,10 +117,19 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
             snap.recent_by_conversation[(line.platform, line.channel)].append(line)
         snap.summaries = _summaries(session, user_id)
         if scope.identities is None and scope.conversations is None:
-            snap.notes = _latest(
-                session, [m.user_id == user_id, m.platform == NOTE_PLATFORM], (m.platform,), 500
-            )
+            snap.notes = _notes(session, user_id)
     return snap
+
+
+def notes_only(db: Database, user_id: str) -> Snapshot:
+    """Just the saved notes (platform `note`): what the notes page needs after a `remember`."""
+    with db.read() as session:
+        return Snapshot(notes=_notes(session, user_id))
+
+
+def _notes(session: Any, user_id: str) -> list[Line]:
+    m = RawMessageRow
+    return _latest(session, [m.user_id == user_id, m.platform == NOTE_PLATFORM], (m.platform,), 500)
 
 
 def message_ids(db: Database, user_id: str, keys: Sequence[Key]) -> dict[Key, int]:
