@@ -29,7 +29,7 @@ def svc(services):
                 message_id=f"tg{i}",
                 metadata={"chat_type": "personal_chat"},
                 timestamp=NOW_MS - (5 - i) * DAY,
-            )  # fmt: skip
+            )
             for i, (person, text) in enumerate(
                 [
                     ("Anna S", "Are we still on for the Lisbon offsite planning call?"),
@@ -165,7 +165,7 @@ def test_forgetting_summaries_appear_by_period(services):
                 i, channel="ops", person="omar", content=f"routine backup log {i}", timestamp=old + i
             )
             for i in range(5)
-        ]  # fmt: skip
+        ]
     )
     services.forgetting.run()
     services.files.refresh()

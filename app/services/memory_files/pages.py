@@ -211,9 +211,13 @@ class PageBuilder:
         ]
         extra = "keywords: " + ", ".join(page.keywords) if page.keywords else ""
         return Page(
-            page.path, page.title, "project", "\n".join(body), extra_front_matter=extra,
+            page.path,
+            page.title,
+            "project",
+            "\n".join(body),
+            extra_front_matter=extra,
             append_if_missing=page.from_file,
-        )  # fmt: skip
+        )
 
     # -- notes ---------------------------------------------------------------------------------
     def notes(self, path: str) -> Page:

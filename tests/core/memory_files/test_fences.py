@@ -45,7 +45,7 @@ def test_damaged_markers_leave_the_file_alone():
 
 
 def test_front_matter_is_read_flat_with_comments_dropped():
-    assert front_matter("---\ntitle: \"A: B\"\nuser_owned: false  # c\n---\nbody") == {
+    assert front_matter('---\ntitle: "A: B"\nuser_owned: false  # c\n---\nbody') == {
         "title": "A: B",
         "user_owned": "false",
     }

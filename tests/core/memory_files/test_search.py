@@ -15,7 +15,9 @@ from app.core.memory_files.store import MemoryFileStore
 def index(tmp_path):
     store = MemoryFileStore(tmp_path / "memory").ensure()
     store.write("people/anna.md", "---\ntitle: Anna Schmidt\n---\n# Anna\nLives in the Straße of Berlin.\n")
-    store.write("channels/slack-launch.md", "# #launch\nThe launch moves to Tuesday.\nAnna owns the press kit.\n")
+    store.write(
+        "channels/slack-launch.md", "# #launch\nThe launch moves to Tuesday.\nAnna owns the press kit.\n"
+    )
     store.write("notes/tokyo.md", "# 出張\n東京の会議は金曜日です。\n")
     return FileIndex(store)
 
