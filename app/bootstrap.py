@@ -174,7 +174,7 @@ def build_services(
         # build_insights_service has already checked the zone name
         tz=ZoneInfo(settings.insights.timezone),
         contacts=contact_infos(connectors.identities),
-        items=insight_items(insights, db, settings.user_id),
+        items=insight_items(db, settings.user_id),
         # Seam for secret masking (issue 14): pass the redaction function here once it exists.
         mask=None,
         events=events,

@@ -112,20 +112,24 @@ class FileIndex:
                 if folder is None or n.startswith(folder.rstrip("/") + "/")
             ]
         total = max(len(entries), 1)
-        df = {t: sum(1 for _, e in entries if t in e.folded) for t in terms}
+        # One count per (file, term): document frequencies and scores come from the same pass.
+        counted = [(n, e, [e.folded.count(t) for t in terms]) for n, e in entries]
+        df = [sum(1 for _, _, c in counted if c[i]) for i in range(len(terms))]
         scored: list[tuple[float, int, str, _Entry]] = []
-        for name, entry in entries:
-            present = [t for t in terms if df[t] and t in entry.folded]
-            if not present:
+        for name, entry, counts in counted:
+            held = sum(1 for c in counts if c)
+            if not held:
                 continue
             score = 0.0
-            for t in present:
-                count = entry.folded.count(t)
-                idf = math.log(1 + total / df[t])
-                score += (1 + math.log(count)) * idf
-                if t in entry.title.casefold() or t in name.casefold():
+            title = entry.title.casefold()
+            for i, t in enumerate(terms):
+                if not counts[i]:
+                    continue
+                idf = math.log(1 + total / df[i])
+                score += (1 + math.log(counts[i])) * idf
+                if t in title or t in name.casefold():
                     score += idf  # a page named after the term is the page about it
-            scored.append((score, len(present), name, entry))
+            scored.append((score, held, name, entry))
         if not scored:
             return []
         best = max(held for _, held, _, _ in scored)

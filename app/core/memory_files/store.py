@@ -80,28 +80,42 @@ class MemoryFileStore:
 
     # -- reading -------------------------------------------------------------------------------
     def walk(self, folder: str | None = None) -> Iterator[tuple[str, os.stat_result]]:
-        """(name, stat) of every visible `.md` file, skipping hidden entries and links out."""
-        start = self.root if folder is None else self.root / normalize(folder)
-        if folder is not None and normalize(folder).split("/", 1)[0] not in FOLDERS:
-            raise InvalidInput(f"unknown memory folder {folder!r}", hint=f"one of: {', '.join(FOLDERS)}")
-        if not start.is_dir():
+        """(name, stat) of every visible `.md` file, skipping hidden entries and links out.
+
+        `os.scandir` with names built by concatenation: a search stats every file each time,
+        so this loop is the search's fixed cost (about 1,000 files per few ms).
+        """
+        if folder is not None:
+            top = normalize(folder)
+            if top.split("/", 1)[0] not in FOLDERS:
+                raise InvalidInput(f"unknown memory folder {folder!r}", hint=f"one of: {', '.join(FOLDERS)}")
+            starts = [top]
+        else:
+            starts = list(FOLDERS)
+        real_root = os.path.realpath(self.root) + os.sep
+        for start in starts:
+            yield from self._scan(start, real_root)
+
+    def _scan(self, rel_dir: str, real_root: str) -> Iterator[tuple[str, os.stat_result]]:
+        try:
+            entries = sorted(os.scandir(os.path.join(self.root, rel_dir)), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
             return
-        real_root = os.path.realpath(self.root)
-        for current, dirs, files in os.walk(start, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                if name.startswith(".") or not name.endswith(SUFFIX):
-                    continue
-                full = os.path.join(current, name)
-                rel = os.path.relpath(full, self.root).replace(os.sep, "/")
-                if rel.split("/", 1)[0] not in FOLDERS:
-                    continue
-                if os.path.islink(full) and not os.path.realpath(full).startswith(real_root + os.sep):
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            name = f"{rel_dir}/{entry.name}"
+            try:
+                if entry.is_symlink() and not os.path.realpath(entry.path).startswith(real_root):
                     continue  # a link that leads out of the folder is not ours to show
-                with contextlib.suppress(OSError):
-                    st = os.stat(full)
+                if entry.is_dir():
+                    yield from self._scan(name, real_root)
+                elif entry.name.endswith(SUFFIX):
+                    st = entry.stat()
                     if stat.S_ISREG(st.st_mode):
-                        yield rel, st
+                        yield name, st
+            except OSError:
+                continue  # vanished while we looked
 
     def list(self, folder: str | None = None) -> list[FileInfo]:
         return [

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.services.memory_files.plan import ConversationPage, PersonPage, Plan, ProjectPage
 from app.services.memory_files.render import Item, Renderer, messages, section, span_text, topics
-from app.services.memory_files.snapshot import Line, Snapshot, Span
+from app.services.memory_files.snapshot import Line, Snapshot, Span, SummaryLine
 from forgetting.text import stopwords, tokens
 
 RECENT_DECISIONS = 10
@@ -44,11 +44,35 @@ class PageBuilder:
         for (platform, channel), people in snap.talk.items():
             for person, span in people.items():
                 self.by_identity[(platform, person)].append(((platform, channel), span))
+        # Insights and summaries indexed once, so each page looks at its own few, not all of them.
+        self.by_name: dict[str, list[Item]] = defaultdict(list)
+        self.by_conversation: dict[tuple[str, str], list[Item]] = defaultdict(list)
+        for item in items:
+            self.by_conversation[(item.platform, item.channel)].append(item)
+            for name in {_key(n) for n in (item.owner, item.author, *item.addressed_to) if n}:
+                self.by_name[name].append(item)
+        self.summaries_of_person: dict[tuple[str, str], list[SummaryLine]] = defaultdict(list)
+        self.summaries_of_conversation: dict[tuple[str, str], list[SummaryLine]] = defaultdict(list)
+        for s in snap.summaries:
+            self.summaries_of_person[(s.platform, s.person)].append(s)
+            self.summaries_of_conversation[(s.platform, s.channel)].append(s)
 
     # -- people --------------------------------------------------------------------------------
     def person(self, page: PersonPage) -> Page:
         r = self.r
-        names = {n.casefold().lstrip("@") for _, n in page.identities} | {page.name.casefold().lstrip("@")}
+        names = {_key(n) for _, n in page.identities} | {_key(page.name)}
+        chats = [
+            (c.platform, c.channel)
+            for c in self.plan.conversations
+            if c.kind == "chat" and self._speaks_in(page, c.platform, c.channel)
+        ]
+        seen: dict[int, Item] = {}
+        for source in [
+            *(self.by_name.get(n, ()) for n in names),
+            *(self.by_conversation.get(c, ()) for c in chats),
+        ]:
+            seen.update((id(i), i) for i in source)
+        related = sorted(seen.values(), key=lambda i: -i.occurred_at)
         spans = [self.snap.people[i] for i in page.identities if i in self.snap.people]
         head: list[str] = []
         if len(page.identities) > 1 or page.identities[0][1] != page.name:
@@ -67,7 +91,7 @@ class PageBuilder:
             for conv, span in talks
         ]
         loops = []
-        for item in self.items:
+        for item in related:
             if not item.open or item.kind not in LOOP_KINDS:
                 continue
             where_text = self._conversation_link(item.platform, item.channel)
@@ -81,25 +105,18 @@ class PageBuilder:
             elif _named(item.author, names):
                 said = "asked for it" if item.kind == "action_item" else f"raised this {item.kind}"
                 loops.append(r.item_line(item, f"{page.name} {said} · {where_text}"))
-        chats = {(c.platform, c.channel) for c in self.plan.conversations if c.kind == "chat"}
         decisions = [
             r.item_line(item, self._conversation_link(item.platform, item.channel))
-            for item in self.items
+            for item in related
             if item.kind == "decision"
-            and (
-                _named(item.author, names)
-                or any(_named(a, names) for a in item.addressed_to)
-                or (
-                    (item.platform, item.channel) in chats
-                    and self._speaks_in(page, item.platform, item.channel)
-                )
-            )
         ][:RECENT_DECISIONS]
         recent = sorted(
             (line for i in page.identities for line in self.snap.recent_by_person.get(i, ())),
             key=lambda x: (-x.timestamp, -x.id),
         )[:RECENT_LINES]
-        summaries = [s for s in self.snap.summaries if (s.platform, s.person) in page.identities]
+        summaries = sorted(
+            (s for i in page.identities for s in self.summaries_of_person.get(i, ())), key=lambda s: -s.start
+        )
         body = [
             *head,
             *section("Where you talk", where, "no conversations yet"),
@@ -134,13 +151,13 @@ class PageBuilder:
             f"- {self._person_link(page.platform, p)} · {messages(s.count)} · last {r.day(s.last)}"
             for p, s in people
         ]
-        mine = [i for i in self.items if (i.platform, i.channel) == key]
+        mine = self.by_conversation.get(key, [])
         decisions = [r.item_line(i) for i in mine if i.kind == "decision"][:RECENT_DECISIONS]
         actions = [
             r.item_line(i) for i in mine if i.open and i.kind in {"action_item", "deadline", "blocker"}
         ][:OPEN_ITEMS]
         questions = [r.item_line(i) for i in mine if i.open and i.kind == "question"][:OPEN_ITEMS]
-        summaries = [s for s in self.snap.summaries if (s.platform, s.channel) == key]
+        summaries = self.summaries_of_conversation.get(key, [])
         body = [
             *head,
             *section("People", people_lines[:40], "nobody yet"),
@@ -250,5 +267,9 @@ def _merge(spans: Sequence[Span]) -> Span:
     return Span(sum(s.count for s in spans), min(s.first for s in spans), max(s.last for s in spans))
 
 
+def _key(name: str) -> str:
+    return name.casefold().lstrip("@")
+
+
 def _named(name: str | None, names: set[str]) -> bool:
-    return name is not None and name.casefold().lstrip("@") in names
+    return name is not None and _key(name) in names

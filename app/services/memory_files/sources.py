@@ -5,29 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.core.storage.db import Database
-from app.services.insights_service import InsightsService
 from app.services.memory_files import snapshot
 from app.services.memory_files.plan import ContactInfo
 from app.services.memory_files.render import Item
 from connectors.identity import IdentityStore
 from insights.model import InsightStatus
+from insights.repository import InsightRepository, to_draft
 
-PAGE = 500  # the insights service's largest page
 
+def insight_items(db: Database, user_id: str) -> Callable[[], list[Item]]:
+    """Every insight, newest first, each with the record id of its first evidence message.
 
-def insight_items(insights: InsightsService, db: Database, user_id: str) -> Callable[[], list[Item]]:
-    """Every insight, newest first, each with the record id of its first evidence message."""
+    Reads the stored drafts in one query: pages need what an insight says, not its ranking, and
+    ranking tens of thousands of insights page by page through the service cost seconds.
+    """
+    repo = InsightRepository()
 
     def load() -> list[Item]:
-        ranked = []
-        offset = 0
-        while True:
-            page = insights.list_insights(sort="recent", limit=PAGE, offset=offset)
-            ranked.extend(page)
-            if len(page) < PAGE:
-                break
-            offset += PAGE
-        drafts = [r.insight.draft for r in ranked]
+        with db.read() as session:
+            drafts = [to_draft(row) for row in repo.rows(session, user_id)]
+        drafts.sort(key=lambda d: -d.occurred_at)
         ids = snapshot.message_ids(db, user_id, [(d.platform, d.evidence[0]) for d in drafts if d.evidence])
         return [
             Item(
