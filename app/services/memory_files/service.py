@@ -35,7 +35,8 @@ from app.services.memory_files.plan import (
     ProjectSpec,
     build_plan,
 )
-from app.services.memory_files.render import Item, Mask, Renderer
+from app.services.memory_files.render import Mask, Renderer
+from app.services.memory_files.sources import ItemLoader, ItemScope
 
 log = logging.getLogger(__name__)
 FILES_SOURCE = "files"  # MemoryService.search(include=["files"])
@@ -70,7 +71,7 @@ class MemoryFilesService:
     def __init__(
         self, db: Database, store: MemoryFileStore, clock: Clock, *, user_id: str,
         settings: MemoryFilesSettings, me: Sequence[str] = (), tz: tzinfo | None = None,
-        contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: Callable[[], Sequence[Item]] = tuple,
+        contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: ItemLoader = lambda scope: [],
         mask: Mask | None = None, events: EventBus | None = None,
     ) -> None:  # fmt: skip
         self.db = db
@@ -145,7 +146,7 @@ class MemoryFilesService:
             recent=self.settings.recent_messages,
             topic_window=self.settings.topic_window,
         )
-        builder = PageBuilder(plan, snap, self._items(), self.renderer)
+        builder = PageBuilder(plan, snap, self.items(None), self.renderer)
         pages = [builder.person(p) for p in plan.people]
         pages += [builder.conversation(c) for c in plan.conversations]
         pages += [builder.project(p, self._project_lines(p)) for p in plan.projects]
@@ -175,7 +176,7 @@ class MemoryFilesService:
             recent=self.settings.recent_messages,
             topic_window=self.settings.topic_window,
         )
-        builder = PageBuilder(plan, snap, self._items(), self.renderer)
+        builder = PageBuilder(plan, snap, self.items(self._item_scope(plan, page, snap)), self.renderer)
         if isinstance(page, PersonPage):
             return builder.person(page)
         if isinstance(page, ConversationPage):
@@ -183,8 +184,20 @@ class MemoryFilesService:
         assert isinstance(page, ProjectPage)
         return builder.project(page, self._project_lines(page))
 
-    def _items(self) -> list[Item]:
-        return list(self.items())
+    @staticmethod
+    def _item_scope(plan: Plan, page: object, snap: snapshot.Snapshot) -> ItemScope:
+        if isinstance(page, PersonPage):
+            names = {n.casefold().lstrip("@") for _, n in page.identities} | {
+                page.name.casefold().lstrip("@")
+            }
+            chats = tuple(
+                k for k in snap.talk if k in plan.conversation_of and plan.conversation_of[k].kind == "chat"
+            )
+            return ItemScope(names=tuple(sorted(names)), conversations=chats)
+        if isinstance(page, ConversationPage):
+            return ItemScope(conversations=((page.platform, page.channel),))
+        assert isinstance(page, ProjectPage)
+        return ItemScope(conversations=page.conversations, words=page.keywords)
 
     def _project_lines(self, page: ProjectPage) -> list[snapshot.Line]:
         return snapshot.matching_lines(

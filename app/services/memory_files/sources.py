@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import String, and_, cast, func, or_, select
 
 from app.core.storage.db import Database
 from app.services.memory_files import snapshot
@@ -10,37 +13,71 @@ from app.services.memory_files.plan import ContactInfo
 from app.services.memory_files.render import Item
 from connectors.identity import IdentityStore
 from insights.model import InsightStatus
-from insights.repository import InsightRepository, to_draft
+from insights.tables import InsightRow
 
 
-def insight_items(db: Database, user_id: str) -> Callable[[], list[Item]]:
-    """Every insight, newest first, each with the record id of its first evidence message.
+@dataclass(frozen=True, slots=True)
+class ItemScope:
+    """Which insights one page can use: named people, conversations, title words (any of them)."""
 
-    Reads the stored drafts in one query: pages need what an insight says, not its ranking, and
-    ranking tens of thousands of insights page by page through the service cost seconds.
+    names: tuple[str, ...] = ()
+    conversations: tuple[tuple[str, str], ...] = ()
+    words: tuple[str, ...] = ()
+
+
+ItemLoader = Callable[[ItemScope | None], list[Item]]
+
+
+def insight_items(db: Database, user_id: str) -> ItemLoader:
+    """Insights (all, or those a scope may need), newest first, each linked to its first evidence.
+
+    Reads only the columns a page shows, in one query: pages need what an insight says, not its
+    ranking, and ranking tens of thousands of insights through the service costs seconds. A scope
+    is a coarse SQL prefilter; the page builder applies the exact rules.
     """
-    repo = InsightRepository()
+    t = InsightRow
+    columns = (
+        t.kind, t.title, t.status, t.owner, t.author, t.addressed_to, t.due_at, t.occurred_at,
+        t.platform, t.channel, t.evidence,
+    )  # fmt: skip
 
-    def load() -> list[Item]:
+    def load(scope: ItemScope | None = None) -> list[Item]:
+        query = select(*columns).where(t.user_id == user_id).order_by(t.occurred_at.desc())
+        if scope is not None:
+            clauses = [func.lower(t.owner) == n for n in scope.names] + [
+                func.lower(t.author) == n for n in scope.names
+            ]
+            # addressed_to is a JSON list: a text match finds candidates, the builder checks exactly.
+            clauses += [
+                func.lower(cast(t.addressed_to, String)).contains(f'{n}"', autoescape=True)
+                for n in scope.names
+            ]
+            clauses += [and_(t.platform == p, t.channel == c) for p, c in scope.conversations]
+            clauses += [
+                func.lower(t.title).contains(w.lower(), autoescape=True) for w in scope.words if w.strip()
+            ]
+            if not clauses:
+                return []
+            query = query.where(or_(*clauses))
         with db.read() as session:
-            drafts = [to_draft(row) for row in repo.rows(session, user_id)]
-        drafts.sort(key=lambda d: -d.occurred_at)
-        ids = snapshot.message_ids(db, user_id, [(d.platform, d.evidence[0]) for d in drafts if d.evidence])
+            rows = session.execute(query).all()
+        firsts = [(r.platform, r.evidence[0]) for r in rows if r.evidence]
+        ids = snapshot.message_ids(db, user_id, firsts)
         return [
             Item(
-                kind=d.kind.value,
-                title=d.title,
-                open=d.status is InsightStatus.OPEN,
-                occurred_at=d.occurred_at,
-                platform=d.platform,
-                channel=d.channel,
-                owner=d.owner,
-                author=d.author,
-                addressed_to=tuple(d.addressed_to),
-                due_at=d.due_at,
-                source_id=ids.get((d.platform, d.evidence[0])) if d.evidence else None,
+                kind=r.kind,
+                title=r.title,
+                open=r.status == InsightStatus.OPEN.value,
+                occurred_at=r.occurred_at,
+                platform=r.platform,
+                channel=r.channel,
+                owner=r.owner,
+                author=r.author,
+                addressed_to=tuple(r.addressed_to or ()),
+                due_at=r.due_at,
+                source_id=ids.get((r.platform, r.evidence[0])) if r.evidence else None,
             )
-            for d in drafts
+            for r in rows
         ]
 
     return load
