@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from app.core.paths import resource_path
+from tests.conftest import PROJECT_ROOT
 
 runner = CliRunner()
 
@@ -84,3 +85,16 @@ def test_a_symlink_out_of_the_folder_is_not_followed(archive, data_dir):
 def test_list_before_any_refresh_says_what_to_do(cli_env, data_dir: Path):
     result = run("files", "list")
     assert result.exit_code == 0 and "strata files refresh" in result.output
+
+
+def test_after_importing_a_chat_export_a_person_page_is_readable(cli_env, data_dir):
+    export = PROJECT_ROOT / "tests/connectors/importers/fixtures/WhatsApp Chat with Trip to Lisbon.txt"
+    assert run("import", "whatsapp", str(export)).exit_code == 0
+    assert run("files", "refresh").exit_code == 0
+    page = run("files", "show", "people/ben.md")
+    assert page.exit_code == 0, page.output
+    text = page.stdout
+    assert "# Ben" in text and "[[channels/whatsapp-trip-to-lisbon|Trip to Lisbon (whatsapp)]]" in text
+    assert "Fireworks from the roof" in text and "strata://message/" in text
+    listed = [f["path"] for f in json.loads(run("files", "list", "--json").stdout)["files"]]
+    assert "people/whatsapp.md" not in listed  # the export's own notices are nobody's page

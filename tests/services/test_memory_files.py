@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from apscheduler.schedulers.background import BackgroundScheduler
 
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.memory_files.fences import BEGIN, END
 from app.core.settings import ProjectSettings
 from app.services.demo import load_demo
+from app.services.memory_files.service import JOB_ID
+from app.services.scheduling import register_jobs
 from tests.conftest import NOW_MS, make_message
 
 DAY = 86_400_000
@@ -171,3 +174,13 @@ def test_forgetting_summaries_appear_by_period(services):
     services.files.refresh()
     text = services.files.read("channels/slack-ops.md").text
     assert "## Summaries by period" in text and "### 2026-11 · 5 messages" in text
+
+
+def test_the_scheduler_host_refreshes_the_pages(services):
+    scheduler = BackgroundScheduler()
+    assert JOB_ID in register_jobs(scheduler, services)
+    job = scheduler.get_job(JOB_ID)
+    assert job.max_instances == 1 and job.coalesce
+    load_demo(services.memory)
+    report = services.files.run_scheduled()
+    assert report is not None and "people/anna.md" in report.changed

@@ -14,6 +14,7 @@ from forgetting.text import stopwords, tokens
 RECENT_DECISIONS = 10
 OPEN_ITEMS = 15
 RECENT_LINES = 10
+HASH_PLATFORMS = {"slack", "discord"}
 LOOP_KINDS = {"action_item", "deadline", "blocker", "question"}
 
 
@@ -138,11 +139,14 @@ class PageBuilder:
     def conversation(self, page: ConversationPage) -> Page:
         r = self.r
         key = (page.platform, page.channel)
-        title = f"#{page.channel.lstrip('#')}" if page.kind == "channel" else page.channel
+        title = _room(page.platform, page.channel) if page.kind == "channel" else page.channel
         lines = self.snap.recent_by_conversation.get(key, [])
         about = topics(lines, stopwords(), tokens)
         span = self.snap.conversations.get(key)
-        head = [f"**{page.kind.title()} on {page.platform}**" + (f" · {span_text(r, span)}" if span else "")]
+        kind = (
+            "Chat" if page.kind == "chat" else "Channel" if page.platform in HASH_PLATFORMS else "Group chat"
+        )
+        head = [f"**{kind} on {page.platform}**" + (f" · {span_text(r, span)}" if span else "")]
         if about:
             head.append("**Talked about:** " + ", ".join(about))
         head.append("")
@@ -251,7 +255,7 @@ class PageBuilder:
     # -- links ---------------------------------------------------------------------------------
     def _conversation_link(self, platform: str, channel: str) -> str:
         page = self.plan.conversation_of.get((platform, channel))
-        label = f"#{channel.lstrip('#')}" if page is None or page.kind == "channel" else channel
+        label = _room(platform, channel) if page is None or page.kind == "channel" else channel
         return self.r.link(page.path, f"{label} ({platform})") if page else f"{label} ({platform})"
 
     def _person_link(self, platform: str, person: str) -> str:
@@ -265,6 +269,11 @@ class PageBuilder:
 
 def _merge(spans: Sequence[Span]) -> Span:
     return Span(sum(s.count for s in spans), min(s.first for s in spans), max(s.last for s in spans))
+
+
+def _room(platform: str, channel: str) -> str:
+    """`#general` where the platform names rooms so (Slack, Discord), the plain name elsewhere."""
+    return f"#{channel.lstrip('#')}" if platform in HASH_PLATFORMS else channel
 
 
 def _key(name: str) -> str:

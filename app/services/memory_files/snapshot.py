@@ -84,7 +84,7 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
     with db.read() as session:
         for platform, person, count, first, last in session.execute(
             select(m.platform, m.person, func.count(), func.min(m.timestamp), func.max(m.timestamp))
-            .where(*where, m.person != "")
+            .where(*where, m.person != "", _not_system())
             .group_by(m.platform, m.person)
         ):
             snap.people[(platform, person)] = Span(int(count), int(first), int(last))
@@ -92,7 +92,7 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
             select(
                 m.platform, m.channel, m.person, func.count(), func.min(m.timestamp), func.max(m.timestamp)
             )
-            .where(*where)
+            .where(*where, _not_system())
             .group_by(m.platform, m.channel, m.person)
         ):
             snap.talk[(platform, channel)][person] = Span(int(count), int(first), int(last))
@@ -168,6 +168,13 @@ def matching_lines(
     return [Line(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5] or "") for r in rows]
 
 
+def _not_system() -> Any:
+    """Exports mark their own notices ("Messages are end-to-end encrypted") as system messages:
+    they are nobody's words, so they make no person and no participant."""
+    system = RawMessageRow.metadata_["system"].as_boolean()
+    return or_(system.is_(None), system.is_(False))
+
+
 def _scope_filter(scope: Scope) -> list[Any]:
     m = RawMessageRow
     clauses: list[Any] = []
@@ -235,7 +242,7 @@ def directory(db: Database, user_id: str) -> Directory:
             (p, n): int(c)
             for p, n, c in session.execute(
                 select(m.platform, m.person, func.count())
-                .where(*where, m.person != "")
+                .where(*where, m.person != "", _not_system())
                 .group_by(m.platform, m.person)
             )
         }
