@@ -86,12 +86,20 @@ class MemoryFilesService:
         self.items = items
         self.events = events
         self._refresh_lock = threading.Lock()
+        self._directory_cache: tuple[tuple[int, int], snapshot.Directory] | None = None
         self._job: Any = None
 
     # -- generation ----------------------------------------------------------------------------
     def plan(self) -> Plan:
-        directory = snapshot.directory(self.db, self.user_id)
-        return build_plan(directory, self.contacts(), self.me, self._project_specs())
+        return build_plan(self._directory(), self.contacts(), self.me, self._project_specs())
+
+    def _directory(self) -> snapshot.Directory:
+        # Naming every page needs two grouped scans of all messages; a one-page refresh reuses them
+        # until a message is added or removed.
+        key = snapshot.version(self.db, self.user_id)
+        if self._directory_cache is None or self._directory_cache[0] != key:
+            self._directory_cache = (key, snapshot.directory(self.db, self.user_id))
+        return self._directory_cache[1]
 
     def refresh(self, path: str | None = None) -> RefreshReport:
         """Regenerate every page, or only `path`; user text outside the fences is never touched."""

@@ -78,9 +78,13 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
     """Everything the pages in `scope` need; `recent` lines per person, `topic_window` per conversation."""
     m = RawMessageRow
     snap = Snapshot()
-    base = [m.user_id == user_id, m.platform != NOTE_PLATFORM]
-    where = [*base, *_scope_filter(scope)]
+    # For one person, the (platform, person) index must drive the query; wrapping user_id in a
+    # no-op function keeps the planner off the user_id indexes, which would scan every message.
+    user = func.coalesce(m.user_id, "") == user_id if scope.identities else m.user_id == user_id
+    where = [user, m.platform != NOTE_PLATFORM, *_scope_filter(scope)]
     chat_type = m.metadata_["chat_type"].as_string()
+    # A person's page needs no conversation windows, a conversation's no per-person lines.
+    people_pages, conversation_pages = scope.conversations is None, scope.identities is None
     with db.read() as session:
         for platform, person, count, first, last in session.execute(
             select(m.platform, m.person, func.count(), func.min(m.timestamp), func.max(m.timestamp))
@@ -96,24 +100,30 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
             .group_by(m.platform, m.channel, m.person)
         ):
             snap.talk[(platform, channel)][person] = Span(int(count), int(first), int(last))
-        for platform, channel, count, first, last, kind in session.execute(
-            select(
-                m.platform,
-                m.channel,
-                func.count(),
-                func.min(m.timestamp),
-                func.max(m.timestamp),
-                func.max(chat_type),
+        for platform, channel, count, first, last, kind in (
+            ()
+            if not conversation_pages
+            else session.execute(
+                select(
+                    m.platform,
+                    m.channel,
+                    func.count(),
+                    func.min(m.timestamp),
+                    func.max(m.timestamp),
+                    func.max(chat_type),
+                )
+                .where(*where)
+                .group_by(m.platform, m.channel)
             )
-            .where(*where)
-            .group_by(m.platform, m.channel)
         ):
             snap.conversations[(platform, channel)] = Span(int(count), int(first), int(last))
             if kind:
                 snap.chat_types[(platform, channel)] = str(kind)
-        for line in _latest(session, where, (m.platform, m.person), recent):
+        for line in _latest(session, where, (m.platform, m.person), recent) if people_pages else ():
             snap.recent_by_person[(line.platform, line.person)].append(line)
-        for line in _latest(session, where, (m.platform, m.channel), topic_window):
+        for line in (
+            _latest(session, where, (m.platform, m.channel), topic_window) if conversation_pages else ()
+        ):
             snap.recent_by_conversation[(line.platform, line.channel)].append(line)
         snap.summaries = _summaries(session, user_id)
         if scope.identities is None and scope.conversations is None:
@@ -231,6 +241,15 @@ class Directory:
 
     people: dict[Key, int]  # (platform, person) → messages
     conversations: dict[Key, tuple[int, int, str]]  # (platform, channel) → (messages, people, chat type)
+
+
+def version(db: Database, user_id: str) -> tuple[int, int]:
+    """(rows, highest id): changes whenever messages are added or removed, so a cached directory
+    is reused only while nobody can have appeared or vanished."""
+    m = RawMessageRow
+    with db.read() as session:
+        count, top = session.execute(select(func.count(), func.max(m.id)).where(m.user_id == user_id)).one()
+    return int(count or 0), int(top or 0)
 
 
 def directory(db: Database, user_id: str) -> Directory:
