@@ -145,16 +145,22 @@ def _notes(session: Any, user_id: str) -> list[Line]:
 def message_ids(db: Database, user_id: str, keys: Sequence[Key]) -> dict[Key, int]:
     """Record ids of (platform, message id) pairs (an insight's evidence), for links to the source."""
     m = RawMessageRow
+    by_platform: dict[str, list[str]] = defaultdict(list)
+    for platform, mid in dict.fromkeys(keys):
+        by_platform[platform].append(mid)
     found: dict[Key, int] = {}
-    wanted = list(dict.fromkeys(keys))
     with db.read() as session:
-        for start in range(0, len(wanted), _BATCH):
-            chunk = wanted[start : start + _BATCH]
-            ids = {mid for _, mid in chunk}
-            for row_id, platform, mid in session.execute(
-                select(m.id, m.platform, m.message_id).where(m.user_id == user_id, m.message_id.in_(ids))
-            ):
-                found[(platform, mid)] = int(row_id)
+        for platform, mids in by_platform.items():
+            # (user, platform, message id) is the unique index: each batch is a few index lookups.
+            for start in range(0, len(mids), _BATCH):
+                for row_id, mid in session.execute(
+                    select(m.id, m.message_id).where(
+                        m.user_id == user_id,
+                        m.platform == platform,
+                        m.message_id.in_(mids[start : start + _BATCH]),
+                    )
+                ):
+                    found[(platform, mid)] = int(row_id)
     return found
 
 
