@@ -13,6 +13,7 @@ second run finds them unchanged), one person's incremental refresh, and `files s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import resource
@@ -47,10 +48,8 @@ SEARCHES = [
 
 def reset_peak() -> None:
     """Linux: restart the peak-RSS counter (VmHWM), so the figure is generation's, not set-up's."""
-    try:
+    with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def rss_mb(field: str = "VmHWM") -> float:
