@@ -75,9 +75,14 @@ def populate(svc, messages: int, people: int, channels: int, rng: random.Random)
         ts = NOW - int(rng.uniform(0, 365) * DAY_MS)
         text = message_text(rng)
         if rng.random() < 0.04:
-            text = f"@{rng.choice(crowd[room])} can you review the {rng.choice(['deck', 'budget', 'contract'])} by Friday?"
+            thing = rng.choice(["deck", "budget", "contract"])
+            text = f"@{rng.choice(crowd[room])} can you review the {thing} by Friday?"
         elif rng.random() < 0.03:
-            text = f"We decided to {rng.choice(['ship', 'postpone', 'cancel'])} the {rng.choice(['beta', 'launch', 'offsite'])}."
+            verb, thing = (
+                rng.choice(["ship", "postpone", "cancel"]),
+                rng.choice(["beta", "launch", "offsite"]),
+            )
+            text = f"We decided to {verb} the {thing}."
         rows.append(
             {
                 "message_id": f"m{i}", "platform": platform, "user_id": "local", "bot_id": None,
@@ -146,8 +151,10 @@ def main() -> None:
             for _ in range(5):
                 _, t = timed(lambda: svc.files.refresh(person))
                 times.append(t)
-            print(f"one person ({person}) incremental refresh: median {statistics.median(times) * 1000:.0f} ms, "
-                  f"max {max(times) * 1000:.0f} ms")  # fmt: skip
+            median_ms, max_ms = statistics.median(times) * 1000, max(times) * 1000
+            print(
+                f"one person ({person}) incremental refresh: median {median_ms:.0f} ms, max {max_ms:.0f} ms"
+            )
             have = len(svc.files.list_files())
             body = "\n".join(message_text(random.Random(i)) for i in range(40))
             for i in range(max(0, args.files - have)):
@@ -159,8 +166,10 @@ def main() -> None:
             _, cold = timed(lambda: svc.files.search("budget"))
             p50, p95 = search_latency(svc, 200, touch=False)
             e50, e95 = search_latency(svc, 100, touch=True)
-            print(f"files search over {total:,} files: cold first search {cold * 1000:.0f} ms; "
-                  f"warm p50 {p50:.1f} ms, p95 {p95:.1f} ms; after an edit p50 {e50:.1f} ms, p95 {e95:.1f} ms")  # fmt: skip
+            print(
+                f"files search over {total:,} files: cold first search {cold * 1000:.0f} ms; warm p50 "
+                f"{p50:.1f} ms, p95 {p95:.1f} ms; after an edit p50 {e50:.1f} ms, p95 {e95:.1f} ms"
+            )
         finally:
             svc.close()
     print(f"load average after: {os.getloadavg()}")
