@@ -54,5 +54,8 @@ def test_tree_page_links_edit_and_search(qtbot, screen, services):
 
 
 def test_wiki_links_become_clickable_markdown_links():
-    text = "---\ntitle: x\n---\n# X\n<!-- strata:begin generated · y -->\n- [[people/anna|Anna]] and [[notes/a]]\n"
+    text = (
+        "---\ntitle: x\n---\n# X\n<!-- strata:begin generated · y -->\n"
+        "- [[people/anna|Anna]] and [[notes/a]]\n"
+    )
     assert to_markdown(text) == "# X\n\n- [Anna](memory:people/anna.md) and [notes/a](memory:notes/a.md)\n"
