@@ -102,7 +102,7 @@ class PageBuilder:
                 elif any(_named(a, names) for a in item.addressed_to):
                     loops.append(r.item_line(item, f"asked of {page.name} · {where_text}"))
             elif _named(item.owner, names):
-                loops.append(r.item_line(item, f"{page.name} to do · {where_text}"))
+                loops.append(r.item_line(item, f"{page.name} to do · {where_text}", owner=False))
             elif _named(item.author, names):
                 said = "asked for it" if item.kind == "action_item" else f"raised this {item.kind}"
                 loops.append(r.item_line(item, f"{page.name} {said} · {where_text}"))

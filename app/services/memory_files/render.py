@@ -67,9 +67,9 @@ class Renderer:
     def source(record_id: int | None) -> str:
         return f" ([source](strata://message/{record_id}))" if record_id else ""
 
-    def item_line(self, item: Item, where: str = "") -> str:
+    def item_line(self, item: Item, where: str = "", *, owner: bool = True) -> str:
         parts = [self.day(item.occurred_at), self.quote(item.title, 160)]
-        if item.owner:
+        if owner and item.owner:
             parts.append(f"owner: {item.owner}")
         if item.due_at:
             parts.append(f"due {self.day(item.due_at)}")

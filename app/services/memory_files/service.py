@@ -88,6 +88,7 @@ class MemoryFilesService:
         self._refresh_lock = threading.Lock()
         self._directory_cache: tuple[tuple[int, int], snapshot.Directory] | None = None
         self._job: Any = None
+        self._had_items = True
 
     # -- generation ----------------------------------------------------------------------------
     def plan(self) -> Plan:
@@ -118,6 +119,11 @@ class MemoryFilesService:
             for p, pg in plan.by_path.items()
             if isinstance(pg, ProjectPage) and pg.unknown_channels
         ]
+        if path is None and not self._had_items and plan.people:
+            notes.append(
+                "no insights yet, so pages list no decisions or open loops: run `strata insights generate` "
+                "(the desktop app and `strata serve` do it on a schedule)"
+            )
         stale = self._stale(plan) if path is None else ()
         elapsed = time.perf_counter() - started
         report = RefreshReport(dict(counts), changed, left, elapsed, len(pages), notes, stale)
@@ -154,7 +160,9 @@ class MemoryFilesService:
             recent=self.settings.recent_messages,
             topic_window=self.settings.topic_window,
         )
-        builder = PageBuilder(plan, snap, self.items(None), self.renderer)
+        items = self.items(None)
+        self._had_items = bool(items)
+        builder = PageBuilder(plan, snap, items, self.renderer)
         pages = [builder.person(p) for p in plan.people]
         pages += [builder.conversation(c) for c in plan.conversations]
         pages += [builder.project(p, self._project_lines(p)) for p in plan.projects]
