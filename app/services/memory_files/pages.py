@@ -77,11 +77,11 @@ class PageBuilder:
         spans = [self.snap.people[i] for i in page.identities if i in self.snap.people]
         head: list[str] = []
         if len(page.identities) > 1 or page.identities[0][1] != page.name:
-            head.append("**Known as:** " + " · ".join(f"{n} ({p})" for p, n in page.identities))
+            head.append("- **Known as:** " + " · ".join(f"{n} ({p})" for p, n in page.identities))
         else:
-            head.append(f"**On:** {page.identities[0][0]}")
+            head.append(f"- **On:** {page.identities[0][0]}")
         if spans:
-            head.append("**Contact:** " + span_text(r, _merge(spans)))
+            head.append("- **Contact:** " + span_text(r, _merge(spans)))
         head.append("")
         talks = sorted(
             ((conv, span) for i in page.identities for conv, span in self.by_identity.get(i, ())),
@@ -146,9 +146,9 @@ class PageBuilder:
         kind = (
             "Chat" if page.kind == "chat" else "Channel" if page.platform in HASH_PLATFORMS else "Group chat"
         )
-        head = [f"**{kind} on {page.platform}**" + (f" · {span_text(r, span)}" if span else "")]
+        head = [f"- **{kind} on {page.platform}**" + (f" · {span_text(r, span)}" if span else "")]
         if about:
-            head.append("**Talked about:** " + ", ".join(about))
+            head.append("- **Talked about:** " + ", ".join(about))
         head.append("")
         people = sorted(self.snap.talk.get(key, {}).items(), key=lambda kv: (-kv[1].count, kv[0]))
         people_lines = [
@@ -179,16 +179,16 @@ class PageBuilder:
         words = [k.casefold() for k in page.keywords if k.strip()]
         head = []
         if page.keywords:
-            head.append("**Keywords:** " + ", ".join(page.keywords))
+            head.append("- **Keywords:** " + ", ".join(page.keywords))
         if page.conversations:
             head.append(
-                "**Conversations:** "
+                "- **Conversations:** "
                 + " · ".join(self._conversation_link(p, c) for p, c in page.conversations)
             )
         if page.unknown_channels:
-            head.append("**Not found (check the names):** " + ", ".join(page.unknown_channels))
+            head.append("- **Not found (check the names):** " + ", ".join(page.unknown_channels))
         if lines:
-            head.append(f"**Activity:** {len(lines)} recent messages · last {r.day(lines[0].timestamp)}")
+            head.append(f"- **Activity:** {len(lines)} recent messages · last {r.day(lines[0].timestamp)}")
         head.append("")
         convs = set(page.conversations)
         mine = [

@@ -126,6 +126,7 @@ class FilesScreen(Screen):
                 self.tree.setCurrentItem(item)
         for name, node in folders.items():
             node.setText(0, f"{name} ({node.childCount()})")
+            node.setExpanded(node.childCount() > 0)
         if not listed:
             self.viewer.setMarkdown("No memory files yet. Press **Refresh pages** to generate them.")
 
