@@ -62,7 +62,7 @@ def test_window_is_up_before_any_heavy_import(tmp_path):
     assert out.returncode == 0, out.stderr
     probe = json.loads(out.stdout.strip().splitlines()[-1])
     assert probe["heavy"] == []
-    assert probe["sidebar"][0] == "Search" and len(probe["sidebar"]) == 6
+    assert probe["sidebar"][0] == "Search" and len(probe["sidebar"]) == 7
     assert probe["search_box"] is True
 
 
