@@ -146,7 +146,9 @@ def test_text_typed_while_loading_is_searched_when_services_attach(qtbot, servic
     assert screen.query_edit.text() == "budget" and screen.query_edit.cursorPosition() == 3
     assert not screen.query_edit.hasSelectedText()  # typing on does not replace the query
     qtbot.waitUntil(lambda: screen.model.rowCount() > 0, timeout=5000)
-    assert all(window.sidebar.item(i).flags() & Qt.ItemFlag.ItemIsEnabled for i in range(window.sidebar.count()))
+    assert all(
+        window.sidebar.item(i).flags() & Qt.ItemFlag.ItemIsEnabled for i in range(window.sidebar.count())
+    )
     settle(qtbot)
     assert window.ctx.guard.violations == []
 
