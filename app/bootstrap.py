@@ -9,7 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from app.core.access import AccessTracker
-from app.core.clock import Clock, SystemClock
+from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
@@ -23,6 +23,7 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
+from app.services.brief_service import BriefService
 from app.services.connector_service import ConnectorService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
@@ -59,6 +60,7 @@ class Services:
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
+    brief: BriefService | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
@@ -178,6 +180,7 @@ def build_services(
         # Seam for secret masking (issue 14): pass the redaction function here once it exists.
         mask=None,
         events=events,
+        rrf_k=settings.search.rrf_k,
     )
     memory.extra_sources[FILES_SOURCE] = files.hits  # unified search: include=["files"]
     services = Services(
@@ -200,8 +203,27 @@ def build_services(
         connectors=connectors,
         llm_keys=llm_keys,
     )
+    services.brief = build_brief_service(services)
     if repair:
         report = processor.repair()
         if report.reembedded or report.orphans_removed:
             log.warning("repaired vector index: %s", report)
     return services
+
+
+def build_brief_service(services: Services) -> BriefService:
+    """The wake-up brief reads insights, message activity and newly added documents."""
+    knowledge = services.knowledge
+
+    def documents_since(since: int) -> list[dict[str, Any]]:
+        fresh = [d for d in knowledge.list_documents(limit=50) if d.uploaded_at >= since]
+        return [{"id": f"document:{d.id}", "name": d.file_name, "at": iso(d.uploaded_at)} for d in fresh]
+
+    return BriefService(
+        services.db,
+        services.clock,
+        user_id=services.settings.user_id,
+        insights=services.insights,
+        identities=lambda: services.insights.identities,
+        documents_since=documents_since,
+    )

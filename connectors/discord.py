@@ -1,4 +1,4 @@
-"""Discord live connector (discord.py): REST backfill of guild channels and threads with a bot token.
+"""Discord live connector (discord.py): REST backfill of guild channels, threads and DMs with a bot token.
 
 The gateway half (live messages while the app or `serve` runs) is `connectors/discord_live.py`;
 both use `convert_message` below, so a message looks the same whichever way it arrived.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -29,24 +28,16 @@ from app.core.errors import (
 )
 from connectors.aio import LoopRunner
 from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
+from connectors.discord_channels import ChannelDirectory, ChannelInfo
 from connectors.ids import discord_message_id
+
+__all__ = ["ChannelInfo", "DiscordConnector", "convert_message", "map_discord_error"]
 
 PLATFORM = "discord"
 PAGE_SIZE = 100
-TEXT_CHANNEL_TYPES = {0, 5}  # text, announcement
-THREAD_TYPES = {10, 11, 12}
 MESSAGE_TYPES = {0, 19, 21}  # default, reply, thread starter; joins, pins, boosts are not memories
 # Below this discord.py waits out a 429 itself; above, it raises RateLimited to our RetryPolicy.
 SDK_MAX_RATELIMIT_WAIT = 30.0
-
-
-@dataclass(frozen=True, slots=True)
-class ChannelInfo:
-    id: str
-    name: str
-    guild: str | None = None
-    guild_id: str | None = None
-    parent: str | None = None  # a thread's parent channel name
 
 
 def map_discord_error(exc: Exception, what: str) -> ConnectorError:
@@ -137,6 +128,8 @@ class DiscordConnector:
         self._retry = config.retry
         guilds = config.options.get("guilds") or ()
         self._guilds = {str(g) for g in ([guilds] if isinstance(guilds, str | int) else guilds)}
+        dm_users = config.options.get("dm_users") or ()
+        self._dm_users = tuple(str(u) for u in ([dm_users] if isinstance(dm_users, str | int) else dm_users))
 
     def __repr__(self) -> str:
         return f"DiscordConnector(id={self.id!r})"
@@ -179,8 +172,14 @@ class DiscordConnector:
     def fetch(self, since_cursor: str | None, *, limit: int | None = None) -> Iterator[FetchBatch]:
         progress: dict[str, str] = dict(json.loads(since_cursor).get("channels", {})) if since_cursor else {}
         runner, http, _ = self._open()
+        directory = ChannelDirectory(
+            lambda what, make: self._call(runner, what, make), http, self._guilds, self._dm_users
+        )
         try:
-            for channel in self._channels(runner, http):
+            for channel in directory.channels():
+                last = progress.get(channel.id)
+                if last and channel.last_message_id and int(channel.last_message_id) <= int(last):
+                    continue  # an (archived) thread with nothing after the cursor: no history call
                 try:
                     yield from self._channel_batches(runner, http, channel, progress, limit)
                 except ConnectorNotFound as exc:
@@ -188,25 +187,11 @@ class DiscordConnector:
                     yield FetchBatch(
                         (), json.dumps({"channels": progress}), warnings=(f"#{channel.name}: {exc}",)
                     )
+            if directory.warnings:
+                yield FetchBatch((), json.dumps({"channels": progress}), warnings=tuple(directory.warnings))
         finally:
             runner.run(http.close())
             runner.close()
-
-    def _channels(self, runner: LoopRunner, http: HTTPClient) -> Iterator[ChannelInfo]:
-        for guild in self._call(runner, "list guilds", lambda: http.get_guilds(200)):
-            gid, gname = str(guild["id"]), str(guild["name"])
-            if self._guilds and not {gid, gname} & self._guilds:
-                continue
-            channels = self._call(runner, "list channels", partial(http.get_all_guild_channels, gid))
-            names = {str(c["id"]): str(c.get("name")) for c in channels}
-            for c in sorted(channels, key=lambda c: int(c["id"])):
-                if c.get("type") in TEXT_CHANNEL_TYPES:
-                    yield ChannelInfo(str(c["id"]), str(c["name"]), gname, gid)
-            active = self._call(runner, "list threads", partial(http.get_active_threads, gid))
-            for t in sorted(active.get("threads") or [], key=lambda t: int(t["id"])):
-                if t.get("type") in THREAD_TYPES:
-                    parent = names.get(str(t.get("parent_id")))
-                    yield ChannelInfo(str(t["id"]), str(t["name"]), gname, gid, parent or "thread")
 
     def _channel_batches(
         self,
@@ -266,7 +251,7 @@ SPEC = ConnectorSpec(
     kind=PLATFORM,
     title="Discord",
     factory=DiscordConnector,
-    options=("guilds",),
+    options=("guilds", "dm_users"),
     token_help="a bot token (Developer Portal > Bot) with the Message Content intent; invite the bot "
     "with View Channels and Read Message History",
 )

@@ -36,7 +36,8 @@ class DiscordLiveListener:
         self._token = token
         self._on_messages = on_messages
         self._on_deleted = on_deleted
-        intents = discord.Intents(guilds=True, guild_messages=True, message_content=True)
+        # dm_messages: DMs the bot is part of arrive here too (a bot cannot list its DMs over REST).
+        intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True, message_content=True)
         # Debug events give us the raw payload dicts, which is what convert_message reads.
         self.client = discord.Client(intents=intents, enable_debug_events=True)
         self.client.event(self.on_socket_raw_receive)
@@ -60,15 +61,17 @@ class DiscordLiveListener:
         kind, data = event.get("t"), event.get("d") or {}
         loop = asyncio.get_running_loop()
         if kind in ("MESSAGE_CREATE", "MESSAGE_UPDATE") and "author" in data and "content" in data:
-            message = convert_message(data, self._channel(str(data["channel_id"])))
+            message = convert_message(data, self._channel(str(data["channel_id"]), data))
             if message is not None:
                 await loop.run_in_executor(None, self._on_messages, [message])
         elif kind == "MESSAGE_DELETE" and self._on_deleted is not None:
             deleted = [discord_message_id(data["channel_id"], data["id"])]
             await loop.run_in_executor(None, self._on_deleted, deleted)
 
-    def _channel(self, channel_id: str) -> ChannelInfo:
+    def _channel(self, channel_id: str, data: dict[str, Any]) -> ChannelInfo:
         channel: Any = self.client.get_channel(int(channel_id))
+        if "guild_id" not in data and not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            return ChannelInfo(channel_id, f"dm:{self._dm_partner(channel, data)}")
         if channel is None:
             return ChannelInfo(channel_id, channel_id)
         guild = getattr(channel, "guild", None)
@@ -82,6 +85,17 @@ class DiscordLiveListener:
             str(guild.id) if guild else None,
             parent,
         )
+
+    def _dm_partner(self, channel: Any, data: dict[str, Any]) -> str:
+        """The other person of a DM, named as the REST backfill names it (`dm:<name>`)."""
+        recipient = getattr(channel, "recipient", None)
+        if recipient is not None:
+            return str(recipient.global_name or recipient.name)
+        author = data.get("author") or {}
+        me = self.client.user
+        if me is None or str(author.get("id")) != str(me.id):
+            return str(author.get("global_name") or author.get("username") or author.get("id"))
+        return str(data["channel_id"])  # our own message in a DM we know nothing else about
 
     async def run(self) -> None:
         """Connect and listen until `stop()`; reconnects are discord.py's job."""

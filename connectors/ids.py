@@ -9,9 +9,14 @@ channels as the bare channel id (Bot API: -100<id>), basic groups as the bare id
 -<id>), private chats as the user id (same in both). `telegram_chat_id_from_export` converts.
 Note that in private chats and basic groups Telegram numbers messages per account, so a bot
 and a user account see different message ids there; only supergroups and channels share them.
+For those chats both sides also write a twin key (`telegram_twin_key`, metadata `twin_key`):
+the same message seen by the bot and by the exporting account gets the same key, and the
+merge step (`app/services/twins.py`) skips a message whose twin is already stored.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 _SUPERGROUP_TYPES = {"private_supergroup", "public_supergroup", "private_channel", "public_channel"}
 _BASIC_GROUP_TYPES = {"private_group"}
@@ -38,3 +43,20 @@ def telegram_chat_id_from_export(export_id: int, chat_type: str) -> int:
     if chat_type in _BASIC_GROUP_TYPES:
         return -export_id
     return export_id
+
+
+def telegram_twin_key(
+    chat_kind: str, chat_id: int | None, sent_at_s: int, sender_id: int | None, text: str
+) -> str | None:
+    """The key a Telegram message has in the bot's and in the exporter's numbering alike.
+
+    Only for private chats (`chat_kind` "private": the bot sees the chat under the user's id,
+    the user's export under the bot's id, so the chat is left out of the key) and basic groups
+    ("group": same Bot API chat id on both sides); None elsewhere, where ids are shared, and for
+    messages without text or sender, which cannot be told apart reliably.
+    """
+    if chat_kind not in ("private", "group") or sender_id is None or not text.strip():
+        return None
+    chat = "private" if chat_kind == "private" else str(chat_id)
+    digest = hashlib.sha1(f"{chat}\x1f{sent_at_s}\x1f{sender_id}\x1f{text.strip()}".encode()).hexdigest()
+    return f"tgtwin:{digest[:32]}"

@@ -25,6 +25,10 @@ from connectors.ids import slack_message_id
 PLATFORM = "slack"
 BATCH_SIZE = 200
 PAGE_SIZE = 200
+# Replies can arrive in threads whose parent is older than the sync cursor. Each incremental
+# sync re-reads this many days of history before the cursor (parents only, a few pages) and
+# fetches the replies of every thread whose `latest_reply` is newer than the cursor.
+THREAD_LOOKBACK_DAYS = 14.0
 AUTH_ERRORS = {
     "invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive",
     "missing_scope", "no_permission", "not_allowed_token_type",
@@ -95,6 +99,7 @@ class SlackConnector:
         self._wanted = {str(c).lstrip("#") for c in ([wanted] if isinstance(wanted, str) else wanted)}
         self._team: str | None = None
         self._users: dict[str, dict[str, Any]] = {}
+        self._lookback = Decimal(str(opts.get("thread_lookback_days", THREAD_LOOKBACK_DAYS))) * 86400
 
     def __repr__(self) -> str:
         return f"SlackConnector(id={self.id!r})"
@@ -189,8 +194,43 @@ class SlackConnector:
                 for reply in replies:
                     if reply.get("ts") != raw["ts"]:
                         self._collect(cid, reply, items, deleted)
+        if oldest:
+            for parent in self._threads_with_new_replies(cid, oldest):
+                replies = self._paged(
+                    "conversations.replies",
+                    "messages",
+                    channel=cid,
+                    ts=parent,
+                    oldest=oldest,
+                    limit=PAGE_SIZE,
+                )
+                for reply in replies:
+                    if reply.get("ts") != parent and Decimal(reply.get("ts") or 0) > Decimal(oldest):
+                        self._collect(cid, reply, items, deleted)
         newest = max((raw["ts"] for raw in history if "ts" in raw), key=Decimal, default=None)
         return sorted(items.values(), key=lambda m: Decimal(m["ts"])), deleted, newest
+
+    def _threads_with_new_replies(self, cid: str, cursor: str) -> list[str]:
+        """Parents at or before the cursor (within the look-back) whose latest reply is newer."""
+        if self._lookback <= 0:
+            return []
+        start = max(Decimal(cursor) - self._lookback, Decimal(0))
+        window = self._paged(
+            "conversations.history",
+            "messages",
+            channel=cid,
+            oldest=str(start),
+            latest=cursor,
+            inclusive="true",
+            limit=PAGE_SIZE,
+        )
+        return [
+            str(raw["ts"])
+            for raw in window
+            if raw.get("reply_count")
+            and raw.get("thread_ts") == raw.get("ts")
+            and Decimal(str(raw.get("latest_reply") or 0)) > Decimal(cursor)
+        ]
 
     def _collect(
         self, cid: str, raw: dict[str, Any], items: dict[str, dict[str, Any]], deleted: list[str]
@@ -268,7 +308,7 @@ SPEC = ConnectorSpec(
     kind=PLATFORM,
     title="Slack",
     factory=SlackConnector,
-    options=("channels", "base_url"),
+    options=("channels", "base_url", "thread_lookback_days"),
     token_help="a bot (xoxb-) or user (xoxp-) token with channels:history, groups:history, "
     "im:history, mpim:history, channels:read, groups:read, users:read (users:read.email for e-mail)",
 )

@@ -25,7 +25,7 @@ from app.core.errors import (
 )
 from connectors.aio import LoopRunner
 from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
-from connectors.ids import telegram_message_id
+from connectors.ids import telegram_message_id, telegram_twin_key
 
 PLATFORM = "telegram"
 PAGE_SIZE = 100
@@ -161,6 +161,16 @@ class TelegramConnector:
             metadata["thread_id"] = msg.message_thread_id
         if msg.edit_date is not None:
             metadata["edited"] = True
+        # Private chats and basic groups: the export numbers this message differently (connectors/ids.py).
+        twin = telegram_twin_key(
+            str(chat.type),
+            chat.id,
+            int(msg.date.timestamp()),
+            msg.from_user.id if msg.from_user is not None else None,
+            text,
+        )
+        if twin:
+            metadata["twin_key"] = twin
         return RawMessage(
             platform=PLATFORM,
             message_id=telegram_message_id(chat.id, msg.message_id),

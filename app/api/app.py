@@ -16,6 +16,7 @@ from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import (
+    brief,
     connectors,
     files,
     forgetting,
@@ -44,6 +45,7 @@ ROUTERS = (
     forgetting.router,
     kb.router,
     importing.router,
+    brief.router,
     files.router,
 )
 

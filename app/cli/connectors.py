@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 connectors_app = typer.Typer(
     help="Live connectors (Slack, Discord, Telegram) and merged contacts.", no_args_is_help=True
 )
-LIST_OPTIONS = {"channels", "guilds", "chats"}
+LIST_OPTIONS = {"channels", "guilds", "chats", "dm_users"}
 
 
 def _svc(ctx: typer.Context) -> ConnectorService:

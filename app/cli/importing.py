@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.core.clock import iso
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from app.core.domain import IngestResult
     from connectors.importers.preview import ImportPreview
 
+SHOWN_SKIPPED = 20
 import_app = typer.Typer(help="Import messages from files (JSONL and chat exports).", no_args_is_help=True)
 
 
@@ -77,6 +79,11 @@ def _show_preview(preview: ImportPreview) -> None:
         console.print(f"  {label} ({len(pairs)}): {shown}{more}")
     if preview.skipped:
         console.print("  skipped: " + ", ".join(f"{reason} {n}" for reason, n in preview.skipped))
+    # Lines of a recognized file that could not be read: shown so the user can fix or accept them.
+    for error in preview.rejected[:SHOWN_SKIPPED]:
+        console.print(f"  [yellow]skipped[/yellow] {escape(error.reason)}")
+    if len(preview.rejected) > SHOWN_SKIPPED:
+        console.print(f"  … and {len(preview.rejected) - SHOWN_SKIPPED} more skipped (use --json for all)")
     for key, value in preview.details:
         console.print(f"  {key}: {value}")
     for warning in preview.warnings:

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
 from app.cli.context import state
 from app.cli.files import files_app
@@ -62,6 +63,7 @@ cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
+cli.command("brief")(brief_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
 cli.command("ui")(ui_command)

@@ -14,15 +14,24 @@ mcp_app = typer.Typer(
 )
 
 
+PROFILE_HELP = "Tools to list: essential (small, the default setting) or full (every tool)."
+
+
 @mcp_app.callback()
-def mcp_command(ctx: typer.Context) -> None:
+def mcp_command(
+    ctx: typer.Context,
+    profile: str = typer.Option(None, "--profile", help=PROFILE_HELP + " Default: api.mcp_profile."),
+) -> None:
     """With no sub-command, serve the MCP tools over stdin/stdout (what MCP clients launch)."""
     if ctx.invoked_subcommand is not None:
         return
+    if profile not in (None, "essential", "full"):
+        console.print(f"[red]error:[/red] unknown profile {profile!r}; use essential or full")
+        raise typer.Exit(2)
     from app.mcp.server import run_stdio  # the MCP SDK: only when serving
 
     # stdout carries the protocol: everything human goes to stderr (console is stderr).
-    run_stdio(services(ctx))
+    run_stdio(services(ctx), profile)
 
 
 @mcp_app.command("install")
@@ -33,13 +42,19 @@ def install_command(
     config_file: Path = typer.Option(
         None, "--config-file", help="Client config file (default: its usual place)."
     ),
+    profile: str = typer.Option(None, "--profile", help=PROFILE_HELP + " Default: the setting."),
 ) -> None:
     """Add Strata to an MCP client's config file, keeping its other servers."""
     from app.core.paths import default_data_dir
     from app.core.settings import load_settings
 
     data_dir = state(ctx).data_dir or guarded(lambda: load_settings(None).data_dir) or default_data_dir()
-    result = guarded(lambda: install(client, data_dir, config_path=config_file, write=not print_only))
+    if profile not in (None, "essential", "full"):
+        console.print(f"[red]error:[/red] unknown profile {profile!r}; use essential or full")
+        raise typer.Exit(2)
+    result = guarded(
+        lambda: install(client, data_dir, config_path=config_file, write=not print_only, profile=profile)
+    )
     if print_only:
         typer.echo(snippet(result.entry))
         console.print(f"[dim]paste into {result.config_path}[/dim]")

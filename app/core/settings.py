@@ -14,9 +14,13 @@ from app.core.paths import DataLayout, default_data_dir
 
 
 class EmbeddingSettings(BaseModel):
-    """Which embedder builds vectors. `local` is the offline MiniLM; `openai` any compatible endpoint."""
+    """Which embedder builds vectors (see README, "The local embedding model").
 
-    provider: Literal["local", "openai", "hashing"] = "local"
+    `local` is the offline English-first MiniLM; `multilingual` the offline multilingual-e5-small
+    (Linux x86_64, ~6x the CPU); `openai` any compatible endpoint; `hashing` a test-only embedder.
+    """
+
+    provider: Literal["local", "multilingual", "openai", "hashing"] = "local"
     model: str = "text-embedding-3-small"
     base_url: str | None = None
     dimensions: int | None = None
@@ -115,6 +119,9 @@ class ApiSettings(BaseModel):
     port: int = 3415
     max_body_bytes: int = 20 * 1024 * 1024
     enabled_in_app: bool = True
+    # Which MCP tools `/mcp` and `strata mcp` list: "essential" (a small set for agents' context
+    # windows) or "full" (every tool). Unlisted tools stay callable by name in either profile.
+    mcp_profile: Literal["essential", "full"] = "essential"
 
 
 class Settings(BaseSettings):

@@ -48,21 +48,22 @@ def default_config_path(client: str, *, home: Path | None = None, platform: str 
     raise InvalidInput(f"unknown MCP client {client!r}", hint=f"choose one of: {', '.join(CLIENTS)}")
 
 
-def launch_command(data_dir: Path) -> tuple[str, list[str]]:
-    """Absolute command + args that start `strata mcp` on `data_dir` over stdio."""
+def launch_command(data_dir: Path, profile: str | None = None) -> tuple[str, list[str]]:
+    """Absolute command + args that start `strata mcp [--profile P]` on `data_dir` over stdio."""
     data = str(data_dir.expanduser().resolve())
+    tail = ["mcp", "--profile", profile] if profile else ["mcp"]
     if getattr(sys, "frozen", False):
         # Inside a PyInstaller bundle the executable is Strata itself.
-        return sys.executable, ["--data-dir", data, "mcp"]
+        return sys.executable, ["--data-dir", data, *tail]
     interpreter = Path(sys.executable).absolute()
     script = interpreter.parent / ("strata.exe" if os.name == "nt" else "strata")
     if script.exists():
-        return str(script), ["--data-dir", data, "mcp"]
-    return str(interpreter), ["-m", "app.cli.main", "--data-dir", data, "mcp"]
+        return str(script), ["--data-dir", data, *tail]
+    return str(interpreter), ["-m", "app.cli.main", "--data-dir", data, *tail]
 
 
-def server_entry(data_dir: Path) -> dict[str, Any]:
-    command, args = launch_command(data_dir)
+def server_entry(data_dir: Path, profile: str | None = None) -> dict[str, Any]:
+    command, args = launch_command(data_dir, profile)
     return {"command": command, "args": args, "env": {"STRATA_DATA_DIR": args[args.index("--data-dir") + 1]}}
 
 
@@ -98,11 +99,16 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def install(
-    client: str, data_dir: Path, *, config_path: Path | None = None, write: bool = True
+    client: str,
+    data_dir: Path,
+    *,
+    config_path: Path | None = None,
+    write: bool = True,
+    profile: str | None = None,
 ) -> InstallResult:
     """Add or replace the `strata` server entry in the client's config (atomically)."""
     path = config_path or default_config_path(client)
-    entry = server_entry(data_dir)
+    entry = server_entry(data_dir, profile)
     config, replaced = merged_config(read_config(path), entry)
     if write:
         _atomic_write_json(path, config)

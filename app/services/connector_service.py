@@ -15,6 +15,7 @@ from app.core.events import Change, EventBus
 from app.core.storage.db import Database
 from app.core.storage.messages import MessageRepository
 from app.services.memory_service import MemoryService
+from app.services.twins import TwinFilter
 from connectors.base import (
     DEFAULT_INTERVAL_MINUTES,
     Connector,
@@ -159,7 +160,10 @@ class ConnectorService:
         own = [
             m if m.user_id == self.user_id else dataclasses.replace(m, user_id=self.user_id) for m in messages
         ]
-        return self.memory.ingest(own, actor="connector")
+        # Telegram private chats / basic groups: skip what an import already stored under its ids.
+        twins = TwinFilter(self.db, self.user_id)
+        result = self.memory.ingest(list(twins.drop_known(own)), actor="connector")
+        return result.merged(IngestResult(duplicates=twins.dropped)) if twins.dropped else result
 
     def _delete(self, message_ids: Sequence[str]) -> int:
         """Delete platform-deleted messages that we have (ids unknown to us are ignored)."""

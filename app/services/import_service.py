@@ -1,9 +1,11 @@
 """Import use case: detect or choose an export format, preview it, then store it through the processor.
 
 Guarantee ("nothing half-imported"): every import first streams the whole file through its
-parser (the preview pass). Any malformed entry raises `InvalidInput` naming the file and
-line/entry before a single message is stored. Only a fully valid file is streamed a second
-time into the processor, which stores it in batches; the ids are deterministic, so a run cut
+parser (the preview pass). A file whose layout is not recognized raises `InvalidInput` naming
+the file and line/entry before a single message is stored; in a recognized file, entries that
+cannot be parsed are reported (file, line, reason) in the preview and in the result's errors,
+and skipped. The file is then streamed a second time into the processor, which stores it in
+batches; the ids are deterministic, so a run cut
 short (crash, power loss) is finished by running the same import again, and re-importing an
 unchanged file stores nothing (every message counts as a duplicate).
 """
@@ -22,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from app.core.domain import IngestResult, RawMessage
 from app.core.errors import InvalidInput
 from app.services.memory_service import MemoryService
+from app.services.twins import TwinFilter
 from connectors.importers.base import ImportLog
 from connectors.importers.preview import ImportPreview, PreviewBuilder, counted
 from connectors.importers.registry import FORMATS, detect_format, make_importer
@@ -93,7 +96,7 @@ class ImportService:
         progress: ImportProgress | None = None,
         source: str | None = None,
     ) -> ImportPreview:
-        """Parse the whole file without storing anything; raises InvalidInput on the first bad entry."""
+        """Parse the whole file without storing anything; skipped entries are listed in `rejected`."""
         fmt = format_name or detect_format(path)
         importer = make_importer(fmt, **self._importer_args(options))
         log = ImportLog()
@@ -147,12 +150,17 @@ class ImportService:
             if progress is not None:
                 progress("store", done, total)
 
-        return self._memory.ingest(
-            self._owned(importer.messages(path, ImportLog())),
+        log = ImportLog()
+        twins = TwinFilter(self._memory.db, self._user_id)
+        result = self._memory.ingest(
+            twins.drop_known(self._owned(importer.messages(path, log))),
             progress=store_progress,
             total=preview.messages,
             actor=f"import:{preview.format}",
         )
+        # Entries the parser skipped are part of the outcome, reported like rejected messages;
+        # messages a live sync already stored under its own ids count as duplicates.
+        return result.merged(IngestResult(duplicates=twins.dropped, errors=tuple(log.rejected)))
 
     def _owned(self, messages: Iterator[RawMessage]) -> Iterator[RawMessage]:
         """Importers yield messages for the default user; stamp the configured one."""

@@ -22,6 +22,7 @@ from knowledge_base.config import KbConfig
 from knowledge_base.guards import check_size
 from knowledge_base.maintenance import repair
 from knowledge_base.memory_document import MemoryDocument
+from knowledge_base.models import RagChunkRow
 from knowledge_base.personalization import InsightSettings
 from knowledge_base.search import ChunkSearcher
 from knowledge_base.store import KnowledgeBase, Progress, RepairReport
@@ -94,6 +95,22 @@ class KnowledgeService:
 
     def get(self, document_id: str) -> DocumentContent:
         return self.kb.get(document_id)
+
+    def chunk(self, chunk_id: str) -> dict[str, object]:
+        """One chunk's whole text with its document and position: what a chunk search hit points to."""
+        with self.kb.db.read() as session:
+            row = session.get(RagChunkRow, chunk_id)
+            if row is None or row.user_id != self.kb.config.user_id:
+                raise NotFound(f"no knowledge-base chunk {chunk_id!r}", hint="search again for current ids")
+            info = self.kb.info(row.document_id)
+            return {
+                "chunkId": row.id,
+                "documentId": row.document_id,
+                "fileName": info.file_name,
+                "chunkIndex": row.chunk_index,
+                "totalChunks": info.total_chunks,
+                "content": row.content,
+            }
 
     def remove(self, document_id: str, *, actor: str = "user") -> DocumentInfo:
         info = self.kb.delete(document_id, actor=actor)

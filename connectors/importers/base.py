@@ -7,11 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from app.core.domain import RawMessage
+from app.core.domain import IngestError, RawMessage
 from app.core.errors import InvalidInput
 
 # A preview keeps a handful of messages; the full stream is never held in memory.
 SAMPLE_SIZE = 5
+# Skipped entries are all counted, but only this many are kept with their reasons: a file whose
+# every line is damaged must not grow the report without bound.
+MAX_REPORTED = 1000
+UNREADABLE = "unreadable entry"
 
 
 class ImportLog:
@@ -25,9 +29,28 @@ class ImportLog:
         self.skipped: Counter[str] = Counter()
         self.warnings: list[str] = []
         self.details: dict[str, str] = {}
+        self.rejected: list[IngestError] = []
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] += 1
+
+    def reject(self, source: str, line: int | None, reason: str, *, entry: str | None = None) -> None:
+        """An entry of a recognized file that could not be parsed: counted, reported, skipped.
+
+        The reason names the file, the line and the entry, the same way `malformed` does, so a
+        skipped entry and a refused file read alike.
+        """
+        where = f"line {line}" if line is not None else None
+        if entry:
+            where = f"{where} ({entry})" if where else entry
+        location = f"{source}, {where}" if where else source
+        self.reject_located(f"{location}: {reason}", line)
+
+    def reject_located(self, reason: str, line: int | None = None) -> None:
+        """Like `reject`, for a reason that already names its file and place (a caught InvalidInput)."""
+        self.skipped[UNREADABLE] += 1
+        if len(self.rejected) < MAX_REPORTED:
+            self.rejected.append(IngestError(reason=reason, line=line))
 
     def warn(self, text: str) -> None:
         if text not in self.warnings:
@@ -41,9 +64,11 @@ class ImportLog:
 class Importer(Protocol):
     """Turns one export file (or folder) the user already has into RawMessage values.
 
-    `messages` streams: it must not hold the whole export in memory, and it raises
-    `InvalidInput` naming the file and line/entry at the first malformed item. Running it
-    twice over the same file yields the same message ids (re-import is a no-op).
+    `messages` streams: it must not hold the whole export in memory. Once the file's layout is
+    recognized, an entry that cannot be parsed is reported with `log.reject` (file, line,
+    reason) and skipped; only a file whose layout is not recognized (or whose structure breaks,
+    such as a JSON syntax error) raises `InvalidInput`. Running it twice over the same file
+    yields the same message ids (re-import is a no-op).
     """
 
     format: str

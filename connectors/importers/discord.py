@@ -98,17 +98,23 @@ class DiscordExportImporter:
             raw = stream.value()
             where = f"message {index + 1} of channel '{name}'"
             if not isinstance(raw, dict):
-                raise stream.error(
-                    "wrong JSON shape: a message must be an object",
-                    line=stream.last_value_line(),
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    "wrong JSON shape: a message must be an object; skipped",
                     entry=where,
                 )
+                continue
             try:
                 message = _message(raw, channel_id, name, base_meta, log)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise stream.error(
-                    f"unreadable message ({describe(exc)})", line=stream.last_value_line(), entry=where
-                ) from exc
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    f"unreadable message ({describe(exc)}); skipped",
+                    entry=where,
+                )
+                continue
             if message is not None:
                 yield message
 

@@ -95,9 +95,11 @@ class EmailImporter:
                 log.note("layout", "eml")
                 msg = BytesParser(policy=policy.default).parsebytes(file.read_bytes())
                 if not any(msg.get(h) for h in ("From", "Date", "Message-ID", "Subject")):
-                    raise malformed(
-                        file.name, None, "is not an e-mail: no From, Date, Message-ID or Subject header"
-                    )
+                    what = "is not an e-mail: no From, Date, Message-ID or Subject header"
+                    if len(files) == 1:
+                        raise malformed(file.name, None, what)
+                    log.reject(file.name, None, f"{what}; skipped")  # one stray file in a folder
+                    continue
                 message = self._message(msg, file.name, None, None, log)  # type: ignore[arg-type]
                 if message is not None:
                     yield message
@@ -124,9 +126,8 @@ class EmailImporter:
         attachments = _attachments(msg)
         sent = _date(msg, mbox_message)
         if sent is None:
-            raise malformed(
-                source, where, "has no readable Date header", hint="nothing was imported; fix the header"
-            )
+            log.reject(source, None, "has no readable Date header; skipped", entry=where)
+            return None
         own = message_ids(msg.get("Message-ID"))
         if own:
             msg_id = own[0]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.clock import iso
-from app.core.domain import RawMessage
+from app.core.domain import IngestError, RawMessage
 from connectors.importers.base import SAMPLE_SIZE, ImportLog
 
 
@@ -27,6 +27,8 @@ class ImportPreview:
     skipped: tuple[tuple[str, int], ...] = ()
     warnings: tuple[str, ...] = ()
     details: tuple[tuple[str, str], ...] = ()
+    # Entries of a recognized file that could not be parsed (file, line, reason); they are skipped.
+    rejected: tuple[IngestError, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +52,7 @@ class ImportPreview:
             "skipped": dict(self.skipped),
             "warnings": list(self.warnings),
             "details": dict(self.details),
+            "errors": [e.to_dict() for e in self.rejected],
         }
 
 
@@ -89,6 +92,7 @@ class PreviewBuilder:
             skipped=tuple(sorted(log.skipped.items())),
             warnings=tuple(log.warnings),
             details=tuple(log.details.items()),
+            rejected=tuple(log.rejected),
         )
 
 

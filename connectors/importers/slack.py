@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from app.core.domain import Attachment, RawMessage
+from app.core.errors import InvalidInput
 from connectors.ids import slack_message_id
 from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 
@@ -122,9 +123,13 @@ class SlackExportImporter:
                     raise malformed(source, name, "wrong JSON shape: expected a list of conversations")
                 for i, conv in enumerate(listed):
                     if not isinstance(conv, dict) or "id" not in conv:
-                        raise malformed(
-                            source, f"{name} entry {i + 1}", "wrong shape: a conversation needs an 'id'"
+                        log.reject(
+                            source,
+                            None,
+                            "wrong shape: a conversation needs an 'id'; its messages were skipped",
+                            entry=f"{name} entry {i + 1}",
                         )
+                        continue
                     conversations.append(conv)
         team = self._team(export, users, conversations, log)
         for conv in conversations:
@@ -132,17 +137,29 @@ class SlackExportImporter:
             folder = str(conv.get("name") or conv["id"])
             channel = str(conv.get("name") or _dm_name(conv, users))
             for day in export.day_files(folder):
-                entries = export.load(day)
+                # A day file is its own JSON document: a broken one is skipped, the others import.
+                try:
+                    entries = export.load(day)
+                except InvalidInput as exc:
+                    log.reject_located(f"{exc.args[0]}; the day's messages were skipped")
+                    continue
                 if not isinstance(entries, list):
-                    raise malformed(source, day, "wrong JSON shape: a day file must be a list of messages")
+                    log.reject(
+                        source, None, "wrong JSON shape: a day file must be a list of messages", entry=day
+                    )
+                    continue
                 for i, raw in enumerate(entries):
                     where = f"{day} entry {i + 1}"
                     if not isinstance(raw, dict) or "ts" not in raw:
-                        raise malformed(source, where, "wrong shape: a message needs a 'ts'")
+                        log.reject(source, None, "wrong shape: a message needs a 'ts'; skipped", entry=where)
+                        continue
                     try:
                         message = self._message(raw, team, str(conv["id"]), channel, users, log)
                     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                        raise malformed(source, where, f"unreadable message ({describe(exc)})") from exc
+                        log.reject(
+                            source, None, f"unreadable message ({describe(exc)}); skipped", entry=where
+                        )
+                        continue
                     if message is not None:
                         yield message
 

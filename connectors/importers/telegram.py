@@ -7,6 +7,9 @@ chat type (see `bot_api_chat_id`): supergroups and channels become `-100<id>`, b
 produce identical ids and never duplicate. (Telegram numbers messages per account in private
 chats and basic groups, so there a bot and the exporting user see different message ids; in
 supergroups and channels, where bots usually live, the ids are shared.)
+
+Trimmed or converted exports may carry no chat `id` or no message `id`s; those messages get
+ids derived from chat, time, sender and text (`DerivedIds`), stable across re-imports.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from typing import Any
 
 from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
-from connectors.ids import telegram_chat_id_from_export, telegram_message_id
+from connectors.ids import telegram_chat_id_from_export, telegram_message_id, telegram_twin_key
 from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
+from connectors.importers.derived_ids import DerivedIds
 from connectors.importers.jsonstream import JsonStream
 
 PLATFORM = "telegram"
 _PRIVATE_TYPES = {"personal_chat", "bot_chat"}
+# Export chat types → the Bot API's `chat.type`, where a bot and the exporter number messages apart.
+_TWIN_KINDS = {"personal_chat": "private", "bot_chat": "private", "private_group": "group"}
 _MEDIA_LABELS = {
     "sticker": "sticker",
     "voice_message": "voice message",
@@ -67,6 +73,15 @@ def render_text(text: Any) -> str:
             # Keep link targets searchable when the visible text hides them.
             parts.append(f"{shown} ({href})" if href and href != shown else shown)
     return "".join(parts)
+
+
+def plain_text(text: Any) -> str:
+    """The text as a Telegram client shows it (what the Bot API's `text` holds): no link targets."""
+    if isinstance(text, list):
+        return "".join(
+            p if isinstance(p, str) else str(p.get("text", "")) for p in text if isinstance(p, str | dict)
+        )
+    return text if isinstance(text, str) else ""
 
 
 class TelegramExportImporter:
@@ -125,52 +140,77 @@ class TelegramExportImporter:
                         yield from self._chat_messages(stream, chat, log, entry=f"chat {index + 1}")
                     else:
                         chat[ckey] = stream.value()
+                        if ckey == "id" and had_messages:
+                            # Streaming cannot go back: the messages already got derived ids.
+                            log.warn(
+                                f"chat {index + 1} lists its 'id' after its messages, so their ids were "
+                                "derived; a re-export by Telegram Desktop (id first) keeps the real ids"
+                            )
                 if not had_messages:
                     log.skip("chat without messages")
 
     def _chat_messages(
         self, stream: JsonStream, chat: dict[str, Any], log: ImportLog, entry: str = "chat"
     ) -> Iterator[RawMessage]:
-        if "id" not in chat:
-            raise stream.error(f"{entry} has 'messages' before its 'id'; cannot build stable message ids")
-        try:
-            chat_id = bot_api_chat_id(chat["id"], chat.get("type"))
-        except (TypeError, ValueError):
-            raise stream.error(f"{entry} has a non-numeric id {chat['id']!r}") from None
-        chat_name = str(chat.get("name") or chat.get("type") or chat_id)
+        chat_id: int | None = None
+        if chat.get("id") is not None:
+            try:
+                chat_id = bot_api_chat_id(chat["id"], chat.get("type"))
+            except (TypeError, ValueError):
+                raise stream.error(f"{entry} has a non-numeric id {chat['id']!r}") from None
+        chat_name = str(chat.get("name") or chat.get("type") or chat_id or entry)
         if chat.get("type") in _PRIVATE_TYPES:
             chat_name = f"dm:{chat_name}"  # as the live bot names private chats (no title there)
+        ids = DerivedIds(str(chat_id) if chat_id is not None else f"name:{chat_name}")
         for index in stream.items():
             raw = stream.value()
             where = f"{entry} '{chat_name}', message {index + 1}"
             if not isinstance(raw, dict):
-                raise stream.error(
-                    "wrong JSON shape: a message must be an object",
-                    line=stream.last_value_line(),
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    f"wrong JSON shape: a message must be an object, not {type(raw).__name__}; skipped",
                     entry=where,
                 )
+                continue
             try:
-                message = self._message(raw, chat_id, chat_name, chat.get("type"), log)
+                message = self._message(raw, chat_id, chat_name, chat.get("type"), ids, log)
             except (KeyError, TypeError, ValueError) as exc:
-                raise stream.error(
-                    f"unreadable message ({describe(exc)})", line=stream.last_value_line(), entry=where
-                ) from exc
+                log.reject(
+                    stream.source,
+                    stream.last_value_line(),
+                    f"unreadable message ({describe(exc)}); skipped",
+                    entry=where,
+                )
+                continue
             if message is not None:
                 yield message
+        if ids.derived:
+            log.note("message ids", "derived from chat, time, sender and text (the export has none)")
+            log.warn(
+                f"{ids.derived} message(s) in {entry} '{chat_name}' have no id in the export: their ids "
+                "were derived from chat, time, sender and text, so re-importing is a no-op, but a live "
+                "sync of the same chat will not recognize them"
+            )
 
     def _message(
-        self, raw: dict[str, Any], chat_id: int, chat_name: str, chat_type: Any, log: ImportLog
+        self,
+        raw: dict[str, Any],
+        chat_id: int | None,
+        chat_name: str,
+        chat_type: Any,
+        ids: DerivedIds,
+        log: ImportLog,
     ) -> RawMessage | None:
-        msg_id = int(raw["id"])
+        msg_id = int(raw["id"]) if raw.get("id") is not None else None
         kind = raw.get("type", "message")
         timestamp = self._timestamp(raw)
+        if not isinstance(raw.get("text", ""), str | list):
+            raise ValueError(f"'text' is {type(raw['text']).__name__}, expected a string or a list of pieces")
         # Same keys as the live connector's metadata, plus what only the export knows.
-        metadata: dict[str, Any] = {
-            "chat_id": chat_id,
-            "channel_id": chat_id,
-            "chat_type": chat_type,
-            "source": "telegram_export",
-        }
+        metadata: dict[str, Any] = {"chat_type": chat_type, "source": "telegram_export"}
+        if chat_id is not None:
+            metadata["chat_id"] = metadata["channel_id"] = chat_id
         attachments: list[Attachment] = []
         if kind == "service":
             person = str(raw.get("actor") or "Telegram")
@@ -187,7 +227,16 @@ class TelegramExportImporter:
             if raw.get("poll"):
                 content = nonempty(content, "poll: " + str(raw["poll"].get("question", "")))
             sender_id = str(raw.get("from_id") or "")
-            if raw.get("reply_to_message_id") is not None:
+            twin = telegram_twin_key(
+                _TWIN_KINDS.get(str(chat_type), ""),
+                chat_id,
+                timestamp // 1000,
+                bot_api_peer_id(sender_id),
+                plain_text(raw.get("text", "")),
+            )
+            if twin:
+                metadata["twin_key"] = twin
+            if raw.get("reply_to_message_id") is not None and chat_id is not None:
                 metadata["reply_to"] = telegram_message_id(chat_id, raw["reply_to_message_id"])
             if raw.get("edited"):
                 metadata["edited"] = True
@@ -200,9 +249,14 @@ class TelegramExportImporter:
         if not content:
             log.skip("empty message")
             return None
+        if chat_id is not None and msg_id is not None:
+            message_id = telegram_message_id(chat_id, msg_id)
+        else:
+            message_id = ids.next(timestamp, person, content, msg_id)
+            metadata["derived_id"] = True
         return RawMessage(
             platform=PLATFORM,
-            message_id=telegram_message_id(chat_id, msg_id),
+            message_id=message_id,
             channel=chat_name,
             person=person,
             timestamp=timestamp,

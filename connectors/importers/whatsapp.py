@@ -1,9 +1,11 @@
 """WhatsApp "Export chat" text (Android and iOS layouts, .txt or the .zip around it) → RawMessage.
 
-Exports carry local wall-clock times in the phone's locale: the date order (day/month/year,
-month/day/year or year first) is decided from the whole file before anything is parsed (a
-field above 12 rules an order out; when both stay possible, the order that keeps the file
-chronological wins; a true tie assumes day-first and says so). Ids are
+Exports carry local wall-clock times in the phone's locale (clocks and markers:
+`whatsapp_clock.py`): the date order (day/month/year, month/day/year or year first) is decided
+from the whole file before anything is parsed (the order that fits the most dates wins; when
+two fit equally, the one that keeps the file chronological; a true tie assumes day-first and
+says so). A line that cannot be read is reported and skipped with its message; only a file
+that does not start like a WhatsApp chat is refused. Ids are
 `whatsapp:<sha1(chat, local time, sender, ordinal)>`, where the ordinal counts the sender's
 messages within that same minute/second, so re-importing the same export is a no-op.
 """
@@ -17,7 +19,6 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import IO
@@ -26,18 +27,19 @@ from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
 from app.core.errors import InvalidInput
 from connectors.importers.base import ImportLog, malformed, require_exists
+from connectors.importers.whatsapp_clock import INVISIBLE, Header, clock_hour, parse_header
 
 PLATFORM = "whatsapp"
 DATE_ORDERS = ("DMY", "MDY", "YMD")
+# Marks stripped from sender names. Kept as it was when ids were first derived: the sender is
+# part of the id, so widening this set would give already-imported chats new ids.
 _MARKS = "\u200e\u200f\ufeff\u202a\u202c"
-_HEADER = re.compile(
-    r"^\[?(?P<a>\d{1,4})[./-](?P<b>\d{1,2})[./-](?P<c>\d{1,4})\.?,?\s+"
-    r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?:[:.](?P<s>\d{2}))?"
-    r"(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?"
-    r"(?:\]\s?|\s[-–]\s)(?P<rest>.*)$"
-)
+# A file whose first message header is not within this many non-blank lines is not a WhatsApp
+# export (refused whole); lines before a header that does come are reported and skipped.
+_LAYOUT_WINDOW = 10
 _IOS_ATTACHED = re.compile(r"^<attached: (?P<name>[^>]+)>$")
-_ANDROID_ATTACHED = re.compile(r"^(?P<name>\S.*?) \(file attached\)$")
+# Android writes the note in the phone language: English, Spanish ("archivo adjunto").
+_ANDROID_ATTACHED = re.compile(r"^(?P<name>\S.*?) \((?:file attached|archivo adjunto)\)$")
 _OMITTED = re.compile(
     r"^(?:<Media omitted>|(?:image|video|audio|sticker|GIF|document|Contact card) omitted)$"
 )
@@ -48,34 +50,6 @@ _DELETED = {
     "You deleted this message.",
 }
 _EDITED = "<This message was edited>"
-
-
-@dataclass(frozen=True, slots=True)
-class _Header:
-    line: int
-    fields: tuple[str, str, str]
-    hour: int
-    minute: int
-    second: int
-    ampm: str | None
-    rest: str
-
-
-def _header(text: str, line: int) -> _Header | None:
-    match = _HEADER.match(text.lstrip(_MARKS))
-    if match is None:
-        return None
-    g = match.group
-    ampm = g("ampm")
-    return _Header(
-        line,
-        (g("a"), g("b"), g("c")),
-        int(g("h")),
-        int(g("m")),
-        int(g("s") or 0),
-        ampm.replace(".", "").replace(" ", "").lower() if ampm else None,
-        g("rest"),
-    )
 
 
 def _orders_for(fields: tuple[str, str, str]) -> set[str]:
@@ -116,54 +90,60 @@ class WhatsAppImporter:
         yield from self._parse(path, chat, order, log)
 
     # -- reading -------------------------------------------------------------------------
-    def _lines(self, path: Path) -> Iterator[tuple[int, str, str]]:
-        """(line number, text, source name) for the chat text, from a .txt or an export .zip."""
+    def _lines(self, path: Path) -> Iterator[tuple[int, str, str, str | None]]:
+        """(line number, text, source name, decoding problem) for the chat text of a .txt or .zip.
+
+        A line that is not valid UTF-8 is decoded with replacement characters and comes with
+        the problem, so the parser can tell whether it starts a message before skipping it.
+        """
         with _open_chat(path) as (raw, source):
             for number, data in enumerate(raw, start=1):
                 try:
-                    text = data.decode("utf-8")
+                    text, problem = data.decode("utf-8"), None
                 except UnicodeDecodeError as exc:
-                    raise malformed(
-                        source,
-                        f"line {number}",
-                        f"is not valid UTF-8 ({exc.reason})",
-                        hint="WhatsApp writes UTF-8; was the file re-saved in another encoding?",
-                    ) from exc
-                yield number, text.rstrip("\r\n"), source
+                    text, problem = data.decode("utf-8", "replace"), f"is not valid UTF-8 ({exc.reason})"
+                yield number, text.rstrip("\r\n"), source, problem
 
     # -- pass 1: date order ---------------------------------------------------------------
     def _detect_order(self, path: Path, log: ImportLog) -> str:
-        possible = set(DATE_ORDERS)
+        """The date order that fits the most headers; chronology breaks ties, then day-first."""
+        fits: Counter[str] = Counter()
         previous: dict[str, tuple[int, int, int]] = {}
         backwards: Counter[str] = Counter()
         seen_header = False
-        for number, text, source in self._lines(path):
-            header = _header(text, number)
+        leading: list[tuple[str, int, str]] = []  # non-blank lines before the first header
+        for number, text, source, _problem in self._lines(path):
+            header = parse_header(text, number)
             if header is None:
-                if not seen_header and text.strip(_MARKS + " \t"):
-                    raise _unknown_layout(source, number, text)
+                if not seen_header and text.strip(INVISIBLE + " \t"):
+                    leading.append((source, number, text))
+                    if len(leading) >= _LAYOUT_WINDOW:
+                        raise _unknown_layout(*leading[0])
                 continue
             seen_header = True
-            orders = _orders_for(header.fields)
-            if not possible & orders:
-                raise malformed(
-                    source,
-                    f"line {number}",
-                    f"unknown date layout: {text[:40]!r} fits none of the orders seen before it",
-                    hint="pass --date-order DMY, MDY or YMD if the file mixes layouts",
-                )
-            possible &= orders
-            for order in possible:
+            # A line whose date fits no order is reported in pass 2; it does not vote here.
+            for order in _orders_for(header.fields):
+                fits[order] += 1
                 key = _ymd(header.fields, order)
                 if order in previous and key < previous[order]:
                     backwards[order] += 1
                 previous[order] = key
         if not seen_header:
+            if leading:
+                raise _unknown_layout(*leading[0])
             raise malformed(path.name, None, "is empty: no WhatsApp messages found")
-        if len(possible) == 1:
-            return possible.pop()
-        ranked = sorted(possible, key=lambda o: (backwards[o], DATE_ORDERS.index(o)))
-        if backwards[ranked[0]] == backwards[ranked[1]]:
+        if not fits:
+            raise malformed(
+                path.name,
+                None,
+                "no message date is a real day in any order (day/month/year, month/day/year, year first)",
+                hint="choose the .txt written by WhatsApp's 'Export chat'",
+            )
+        best = max(fits.values())
+        ranked = sorted(
+            (o for o in DATE_ORDERS if fits[o] == best), key=lambda o: (backwards[o], DATE_ORDERS.index(o))
+        )
+        if len(ranked) > 1 and backwards[ranked[0]] == backwards[ranked[1]]:
             log.warn(
                 f"dates are ambiguous (no day above 12); assumed {ranked[0]}; use --date-order to override"
             )
@@ -171,43 +151,60 @@ class WhatsAppImporter:
 
     # -- pass 2: messages -----------------------------------------------------------------
     def _parse(self, path: Path, chat: str, order: str, log: ImportLog) -> Iterator[RawMessage]:
-        current: _Header | None = None
+        current: tuple[Header, datetime] | None = None  # the open message and its wall-clock time
         body: list[str] = []
         ordinals: dict[tuple[str, str], int] = {}
         last_local = ""
-        for number, text, source in self._lines(path):
-            header = _header(text, number)
+        dropping = False  # the lines after a skipped header belong to the skipped message
+        source = path.name
+        undecodable = 0
+        for number, text, source, problem in self._lines(path):
+            undecodable += problem is not None
+            header = parse_header(text, number)
             if header is None:
-                if current is None:
-                    if text.strip(_MARKS + " \t"):
-                        raise _unknown_layout(source, number, text)
+                if problem is not None:
+                    log.reject(source, number, f"{problem}; this line of the message was left out")
+                elif dropping:
                     continue
-                body.append(text)
+                elif current is None:
+                    if text.strip(INVISIBLE + " \t"):
+                        log.reject(source, number, _NOT_A_MESSAGE.format(text=text[:60]))
+                else:
+                    body.append(text)
                 continue
             if current is not None:
-                message, last_local = self._build(
-                    current, body, chat, order, source, ordinals, last_local, log
-                )
+                message, last_local = self._build(*current, body, chat, source, ordinals, last_local, log)
                 if message is not None:
                     yield message
-            current, body = header, [header.rest]
+            current, body, dropping = None, [], False
+            local = self._local_time(header, order)
+            if isinstance(local, str) or problem is not None:
+                reason = problem if problem is not None else local
+                log.reject(source, number, f"{reason}; the message was skipped")
+                dropping = True
+                continue
+            current, body = (header, local), [header.rest]
         if current is not None:
-            message, _ = self._build(current, body, chat, order, path.name, ordinals, last_local, log)
+            message, _ = self._build(*current, body, chat, source, ordinals, last_local, log)
             if message is not None:
                 yield message
+        if undecodable:
+            log.warn(
+                f"{undecodable} line(s) are not valid UTF-8 and were left out; WhatsApp writes UTF-8, "
+                "so the file may have been re-saved in another encoding"
+            )
 
     def _build(
         self,
-        header: _Header,
+        header: Header,
+        local: datetime,
         body: list[str],
         chat: str,
-        order: str,
         source: str,
         ordinals: dict[tuple[str, str], int],
         last_local: str,
         log: ImportLog,
     ) -> tuple[RawMessage | None, str]:
-        local = self._local_time(header, order, source)
         stamp = local.isoformat()
         if stamp > last_local:
             ordinals.clear()  # exports are chronological; older minutes can no longer recur
@@ -266,24 +263,18 @@ class WhatsAppImporter:
         )
         return message, max(stamp, last_local)
 
-    def _local_time(self, header: _Header, order: str, source: str) -> datetime:
+    @staticmethod
+    def _local_time(header: Header, order: str) -> datetime | str:
+        """The wall-clock time of a header, or the reason it is impossible."""
         year, month, day = _ymd(header.fields, order)
-        hour = header.hour
-        if header.ampm:
-            if not 1 <= hour <= 12:
-                raise malformed(
-                    source, f"line {header.line}", f"hour {hour} is impossible with {header.ampm.upper()}"
-                )
-            hour = hour % 12 + (12 if header.ampm.startswith("p") else 0)
+        try:
+            hour = clock_hour(header.hour, header.ampm)
+        except ValueError as exc:
+            return str(exc)
         try:
             return datetime(year, month, day, hour, header.minute, header.second)
         except ValueError as exc:
-            raise malformed(
-                source,
-                f"line {header.line}",
-                f"impossible date or time ({exc}) for order {order}",
-                hint="pass --date-order DMY, MDY or YMD if the detected order is wrong",
-            ) from exc
+            return f"impossible date or time ({exc}) for order {order}; pass --date-order if that is wrong"
 
 
 def _ymd(fields: tuple[str, str, str], order: str) -> tuple[int, int, int]:
@@ -294,13 +285,19 @@ def _ymd(fields: tuple[str, str, str], order: str) -> tuple[int, int, int]:
     return (year, b, a) if order == "DMY" else (year, a, b)
 
 
+_NOT_A_MESSAGE = (
+    "{text!r} does not start like a WhatsApp message ('31/12/2020, 21:41 - Name: text' or "
+    "'[31/12/2020, 21:41:05] Name: text') and follows no message; skipped"
+)
+
+
 def _unknown_layout(source: str, number: int, text: str) -> InvalidInput:
     return malformed(
         source,
         f"line {number}",
         f"unknown date layout: {text[:60]!r} does not start like a WhatsApp message "
         "('31/12/2020, 21:41 - Name: text' or '[31/12/2020, 21:41:05] Name: text')",
-        hint="choose the .txt written by WhatsApp's 'Export chat'",
+        hint="choose the .txt written by WhatsApp's 'Export chat' (docs/importers.md lists the clocks read)",
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,15 +73,32 @@ def test_import_detects_format_and_reimport_noop(base_url: str, services: Servic
     assert (again["imported"], again["duplicates"]) == (0, 7)
 
 
-def test_malformed_upload_is_400_and_stores_none(base_url: str, services: Services, tmp_path: Path) -> None:
-    path = build_export(tmp_path, extra={"random/2020-09-13.json": "[{"})
+def test_unrecognized_upload_is_400_and_stores_none(
+    base_url: str, services: Services, tmp_path: Path
+) -> None:
+    path = tmp_path / "other.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("readme.json", "{}")
     before = services.memory.stats()["messages"]
     response = upload(base_url, path, format="slack")
     assert response.status_code == 400
     body = response.json()
     assert body["error"] == "invalid_input"
-    assert "random/2020-09-13.json line 1" in body["message"]
+    assert "is not a Slack export" in body["message"]
     assert services.memory.stats()["messages"] == before
+
+
+def test_broken_entry_is_reported_and_the_rest_imports(
+    base_url: str, services: Services, tmp_path: Path
+) -> None:
+    path = build_export(tmp_path, extra={"random/2020-09-13.json": "[{"})
+    response = upload(base_url, path, format="slack")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["imported"] == 6
+    (error,) = body["errors"]
+    assert "random/2020-09-13.json line 1" in error["reason"]
+    assert body["preview"]["errors"] == [error]
 
 
 def test_unknown_and_undetectable_formats(base_url: str, tmp_path: Path) -> None:

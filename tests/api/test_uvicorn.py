@@ -58,13 +58,16 @@ async def test_mcp_over_streamable_http_with_the_sdk_client(live, services):
     ):
         await session.initialize()
         names = {t.name for t in (await session.list_tools()).tools}
-        assert {"search_memory", "get_memory", "remember", "memory_stats"} <= names
+        assert names == {"search", "fetch", "brief", "remember"}  # the default essential profile
         result = await session.call_tool("search_memory", {"query": "press kit", "limit": 3})
         assert not result.is_error
         hits = json.loads(result.content[0].text)["hits"]
         assert hits and any("press kit" in h["snippet"] for h in hits)
         stored = await session.call_tool("remember", {"text": "The HTTP transport works"})
         note_id = json.loads(stored.content[0].text)["id"]
+        # Read-after-write: the note is searchable at once.
+        found = await session.call_tool("search", {"query": "HTTP transport works"})
+        assert json.loads(found.content[0].text)["hits"][0]["id"] == f"message:{note_id}"
     assert services.memory.get(note_id).platform == "note"
 
 

@@ -99,3 +99,25 @@ def test_bad_options(cli_env: dict[str, str]) -> None:
     assert code == 1 and "unknown time zone" in err
     code, _, _ = invoke("import", "slack", "/no/such/file.zip")
     assert code == 2  # typer refuses a missing path before anything runs
+
+
+def test_twelve_hour_whatsapp_with_midnight_and_a_bad_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """Issue 20's report: `00:08 a. m.` parses, an impossible line is listed, the rest imports."""
+    chat = tmp_path / "WhatsApp Chat with Familia.txt"
+    chat.write_text(
+        "28/3/2025, 11:58\u202fp.\u00a0m. - Ana: ¿Seguís despiertos?\n"
+        "29/3/2025, 00:08 a.\u00a0m. - Luis: Sí [bold]acá[/bold]\n"
+        "29/3/2025, 13:10 a. m. - Ana: hora imposible\n"
+        "29/3/2025, 1:23 a. m. - Ana: Me voy a dormir\n",
+        encoding="utf-8",
+    )
+    code, _, err = invoke("import", "whatsapp", str(chat), "--dry-run", "--tz", "UTC")
+    assert code == 0, err
+    assert "3 messages" in err
+    assert "skipped WhatsApp Chat with Familia.txt, line 3: hour 13 is impossible with AM" in err
+    code, out, _ = invoke("import", "whatsapp", str(chat), "--json", "--tz", "UTC")
+    data = json.loads(out)
+    assert data["imported"] == 3 and [e["line"] for e in data["errors"]] == [3]
+    assert data["preview"]["errors"][0]["reason"].endswith("the message was skipped")
+    hits = json.loads(invoke("search", "acá", "--json")[1])["hits"]
+    assert hits[0]["timestamp"] == 1743206880000  # 2025-03-29T00:08:00Z

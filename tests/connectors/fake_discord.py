@@ -77,15 +77,50 @@ class FakeDiscord:
         ]
         self.forbidden = {"12"}
         self.messages: dict[str, list[dict[str, Any]]] = {"10": [], "12": [], "20": []}
+        # Archived threads (public type 11, private type 12), listed per parent channel.
+        self.archived: list[dict[str, Any]] = []
+        self.manage_threads = False  # may the bot list every private archived thread?
+        self.joined: set[str] = set()  # private threads the bot is a member of
+        self.dm_channels: dict[str, str] = {}  # user id -> DM channel id, as POST /users/@me/channels
         self.server = FakeServer(self.handle)
 
     @property
     def api_base(self) -> str:
         return self.server.url + "/api/v10"
 
+    def archive_thread(self, tid: str, name: str, parent: str, *, private: bool = False, when: str) -> None:
+        """An archived thread under `parent`; `when` is its archive_timestamp (ISO 8601)."""
+        self.archived.append(
+            {
+                "id": tid,
+                "type": 12 if private else 11,
+                "name": name,
+                "parent_id": parent,
+                "guild_id": "1",
+                "owner_id": "500",
+                "message_count": 0,
+                "member_count": 1,
+                "thread_metadata": {
+                    "archived": True,
+                    "auto_archive_duration": 60,
+                    "archive_timestamp": when,
+                    "locked": False,
+                },
+            }
+        )
+        self.messages.setdefault(tid, [])
+
+    def open_dm(self, user: str) -> str:
+        channel = self.dm_channels.setdefault(user, str(7000 + int(user)))
+        self.messages.setdefault(channel, [])
+        return channel
+
     def post(self, channel: str, mid: int, content: str, **extra: Any) -> dict[str, Any]:
         payload = message_payload(channel, mid, content, **extra)
         self.messages[channel].append(payload)
+        for thread in self.archived + self.threads:
+            if thread["id"] == channel:
+                thread["last_message_id"] = payload["id"]
         return payload
 
     def handle(self, req: Request) -> Response:
@@ -113,12 +148,48 @@ class FakeDiscord:
             return Response(200, self.channels)
         if path == "/guilds/1/threads/active":
             return Response(200, {"threads": self.threads, "members": []})
+        if path == "/users/@me/channels" and req.method == "POST":
+            user = str((req.json or {}).get("recipient_id"))
+            if user not in USERS:
+                return Response(400, {"message": "Invalid Recipient(s)", "code": 50033})
+            dm = {"id": self.open_dm(user), "type": 1, "last_message_id": None, "recipients": [USERS[user]]}
+            return Response(200, dm)
+        if "/threads/archived/" in path:
+            return self._archived_page(path, req.params)
         if path.startswith("/channels/") and path.endswith("/messages"):
             cid = path.split("/")[2]
             if cid in self.forbidden:
                 return Response(403, {"message": "Missing Access", "code": 50001})
             return Response(200, self._history(cid, req.params))
         return Response(404, {"message": "404: Not Found", "code": 0})
+
+    def _archived_page(self, path: str, params: dict[str, str]) -> Response:
+        # /channels/{id}/threads/archived/{public|private}, /channels/{id}/users/@me/threads/archived/private
+        cid = path.split("/")[2]
+        if cid in self.forbidden:
+            return Response(403, {"message": "Missing Access", "code": 50001})
+        joined_only = "/users/@me/" in path
+        private = path.endswith("/private")
+        if private and not joined_only and not self.manage_threads:
+            return Response(403, {"message": "Missing Permissions", "code": 50013})
+        found = [
+            t
+            for t in self.archived
+            if t["parent_id"] == cid
+            and (t["type"] == 12) == private
+            and (not joined_only or t["id"] in self.joined)
+        ]
+        # Newest archive first (by id for the joined list), paged with `before`.
+        if joined_only:
+            found.sort(key=lambda t: int(t["id"]), reverse=True)
+            if params.get("before"):
+                found = [t for t in found if int(t["id"]) < int(params["before"])]
+        else:
+            found.sort(key=lambda t: t["thread_metadata"]["archive_timestamp"], reverse=True)
+            if params.get("before"):
+                found = [t for t in found if t["thread_metadata"]["archive_timestamp"] < params["before"]]
+        limit = int(params.get("limit") or 50)
+        return Response(200, {"threads": found[:limit], "members": [], "has_more": len(found) > limit})
 
     def _history(self, cid: str, params: dict[str, str]) -> list[dict[str, Any]]:
         limit = int(params.get("limit") or 50)

@@ -31,6 +31,24 @@ class FakeSlack:
         self.messages[channel].append(msg)
         return msg
 
+    def reply(self, channel: str, parent: str, ts: str, text: str, user: str = "U1") -> dict[str, Any]:
+        """A reply in the thread of `parent` (which becomes a thread parent if it was not one)."""
+        for m in self.messages[channel]:
+            if m["ts"] == parent:
+                m["thread_ts"] = parent
+        return self.post(channel, ts, text, user=user, thread_ts=parent)
+
+    def _with_replies(self, channel: str, message: dict[str, Any]) -> dict[str, Any]:
+        replies = [
+            m["ts"]
+            for m in self.messages[channel]
+            if m.get("thread_ts") == message["ts"] and m["ts"] != message["ts"]
+        ]
+        if not replies:
+            return message
+        latest = max(replies, key=Decimal)
+        return {**message, "thread_ts": message["ts"], "reply_count": len(replies), "latest_reply": latest}
+
     def _page(self, items: list[Any], req: Request, key: str) -> Response:
         limit = int(req.params.get("limit") or 100)
         start = int(req.params.get("cursor") or 0)
@@ -57,15 +75,31 @@ class FakeSlack:
         if channel not in self.messages:
             return Response(200, {"ok": False, "error": "channel_not_found"})
         if method == "conversations.history":
+            # As Slack: top-level messages only, newest first, between `oldest` and `latest`
+            # (exclusive unless `inclusive`), each thread parent carrying its reply summary.
+            inclusive = req.params.get("inclusive") in ("true", "1", "True")
             oldest = Decimal(req.params.get("oldest") or 0)
+            latest = Decimal(req.params["latest"]) if req.params.get("latest") else None
+
+            def within(ts: Decimal) -> bool:
+                above = ts >= oldest if inclusive else ts > oldest
+                below = latest is None or (ts <= latest if inclusive else ts < latest)
+                return above and below
+
             top = [
-                m
+                self._with_replies(channel, m)
                 for m in self.messages[channel]
-                if Decimal(m["ts"]) > oldest and m.get("thread_ts", m["ts"]) == m["ts"]
+                if within(Decimal(m["ts"])) and m.get("thread_ts", m["ts"]) == m["ts"]
             ]
             return self._page(sorted(top, key=lambda m: Decimal(m["ts"]), reverse=True), req, "messages")
         if method == "conversations.replies":
+            # As Slack: the parent always comes first; `oldest` filters the replies after it.
             ts = req.params["ts"]
-            thread = [m for m in self.messages[channel] if m.get("thread_ts") == ts]
+            oldest = Decimal(req.params.get("oldest") or 0)
+            thread = [
+                m
+                for m in self.messages[channel]
+                if m.get("thread_ts") == ts and (m["ts"] == ts or Decimal(m["ts"]) > oldest)
+            ]
             return self._page(sorted(thread, key=lambda m: Decimal(m["ts"])), req, "messages")
         return Response(404, {"ok": False, "error": "unknown_method"})

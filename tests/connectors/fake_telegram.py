@@ -22,14 +22,26 @@ class FakeTelegram:
         return self.server.url + "/bot"
 
     def add_message(
-        self, message_id: int, text: str, *, chat: int = GROUP, edited: bool = False, **extra: Any
+        self,
+        message_id: int,
+        text: str,
+        *,
+        chat: int = GROUP,
+        edited: bool = False,
+        basic_group: str | None = None,
+        date: int | None = None,
+        **extra: Any,
     ):
+        if basic_group is not None:  # a basic group: Bot API type "group", id -<id>
+            chat_obj = {"id": chat, "type": "group", "title": basic_group}
+        elif chat < 0:
+            chat_obj = {"id": chat, "type": "supergroup", "title": "Book club"}
+        else:
+            chat_obj = {"id": chat, "type": "private", "first_name": "Dana"}
         message = {
             "message_id": message_id,
-            "date": 1700000000 + message_id,
-            "chat": {"id": chat, "type": "supergroup", "title": "Book club"}
-            if chat < 0
-            else {"id": chat, "type": "private", "first_name": "Dana"},
+            "date": date if date is not None else 1700000000 + message_id,
+            "chat": chat_obj,
             "from": {"id": 42, "is_bot": False, "first_name": "Dana", "last_name": "Lee", "username": "dana"},
             "text": text,
             **extra,

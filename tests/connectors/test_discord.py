@@ -162,3 +162,86 @@ def test_gateway_delivers_live_messages_edits_and_deletions_like_rest(fake, monk
     rest = DiscordConnector(ConnectorConfig("discord", "discord", fake.token, {}))
     _, messages = drain(rest)
     assert received[0] in messages
+
+
+def test_backfill_reads_archived_threads_public_and_private_where_permitted(fake, retry):
+    """Issue 20: archived threads (public; private with Manage Threads, else the joined ones)."""
+    fake.archive_thread("30", "old-plan", "10", when="2023-06-01T00:00:00+00:00")
+    fake.archive_thread("31", "older-plan", "10", when="2023-05-01T00:00:00+00:00")
+    fake.archive_thread("32", "staff-only", "10", private=True, when="2023-06-02T00:00:00+00:00")
+    fake.archive_thread("33", "joined-private", "10", private=True, when="2023-06-03T00:00:00+00:00")
+    fake.joined.add("33")
+    for tid, mid in (("30", 6000), ("31", 6001), ("32", 6002), ("33", 6003)):
+        fake.post(tid, mid, f"archived talk {tid}")
+
+    # Without Manage Threads: public archives and the private thread the bot joined.
+    batches, messages = drain(make(fake, retry))
+    by_channel = {m.metadata["channel_id"]: m for m in messages}
+    assert {"30", "31", "33"} <= set(by_channel) and "32" not in by_channel
+    assert by_channel["30"].channel == "old-plan" and by_channel["30"].metadata["parent_channel"] == "general"
+    assert by_channel["30"].message_id == "discord:30:6000"
+    assert fake.server.calls("/users/@me/threads/archived/private")
+
+    # With Manage Threads every private archived thread is read; the others are not re-read.
+    fake.manage_threads = True
+    fake.server.requests.clear()
+    _, more = drain(make(fake, retry), batches[-1].cursor)
+    assert [m.message_id for m in more] == ["discord:32:6002"]
+    history = {r.path.split("/")[4] for r in fake.server.calls("/messages")}
+    assert "30" not in history and "31" not in history  # up to date: skipped without a call
+
+
+def test_archive_listing_pages(fake, retry):
+    for n in range(120):  # more than one page of 100
+        tid = str(40000 + n)
+        fake.archive_thread(tid, f"t{n}", "10", when=f"2023-01-01T00:{n // 60:02d}:{n % 60:02d}+00:00")
+        fake.post(tid, 50000 + n, f"archived {n}")
+    _, messages = drain(make(fake, retry))
+    assert len({m.metadata["channel_id"] for m in messages if m.content.startswith("archived")}) == 120
+
+
+def test_backfill_reads_dms_with_the_named_users(fake, retry):
+    channel = fake.open_dm("501")
+    fake.post(channel, 8000, "psst, a direct message", author="501")
+    fake.post(channel, 8001, "bot reply", author="500")
+    batches, messages = drain(make(fake, retry, dm_users=["501", "999"]))
+    dms = [m for m in messages if m.metadata["channel_id"] == channel]
+    assert [m.content for m in dms] == ["psst, a direct message", "bot reply"]
+    assert {m.channel for m in dms} == {"dm:finn"}
+    assert dms[0].message_id == f"discord:{channel}:8000" and "guild" not in dms[0].metadata
+    assert any("DM with 999" in w for b in batches for w in b.warnings)
+
+
+def test_gateway_delivers_direct_messages(fake, monkeypatch):
+    received: list = []
+
+    async def main() -> None:
+        gateway = FakeGateway(fake)
+        await gateway.start()
+        monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(gateway.url))
+        listener = DiscordLiveListener(fake.token, received.extend)
+        task = asyncio.create_task(listener.run())
+        try:
+            await asyncio.wait_for(gateway.identified.wait(), 10)
+            await gateway.dispatch("MESSAGE_CREATE", message_payload("7501", 8100, "dm live", author="501"))
+            for _ in range(100):
+                if received:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await listener.stop()
+            await asyncio.wait_for(task, 10)
+            await gateway.stop()
+
+    asyncio.run(main())
+    (message,) = received
+    assert (message.channel, message.message_id, message.content) == (
+        "dm:finn",
+        "discord:7501:8100",
+        "dm live",
+    )
+    assert listener_intents_include_dms()
+
+
+def listener_intents_include_dms() -> bool:
+    return DiscordLiveListener("t", lambda _m: None).client.intents.dm_messages

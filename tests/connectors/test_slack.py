@@ -149,3 +149,50 @@ def test_unreachable_server_is_unavailable(retry):
     config = ConnectorConfig("slack", "slack", "xoxb-x", {"base_url": "http://127.0.0.1:9/api/"}, retry)
     with pytest.raises(ConnectorUnavailable):
         SlackConnector(config).validate()
+
+
+def test_replies_to_threads_older_than_the_cursor_are_fetched(slack, retry):
+    """Issue 20: a reply posted later to a thread whose parent is older than the cursor."""
+    slack.post("C1", "1690000000.000100", "ancient, beyond the look-back")
+    slack.post("C1", "1700800000.000100", "old thread parent")
+    slack.reply("C1", "1700800000.000100", "1700800001.000100", "first reply", user="U2")
+    slack.post("C1", "1700800100.000100", "old plain message")
+    slack.post("C1", "1700800200.000100", "quiet thread parent")
+    slack.reply("C1", "1700800200.000100", "1700800201.000100", "old quiet reply")
+    slack.post("C1", "1700800300.000100", "newest at first sync")
+    connector = make(slack, retry)
+    batches, first = drain(connector)
+    assert len(first) == 7
+    cursor = batches[-1].cursor
+
+    slack.reply("C1", "1700800000.000100", "1700900000.000100", "late reply to the old thread", user="U2")
+    slack.reply("C1", "1700800100.000100", "1700900001.000100", "a thread starts on an old message")
+    slack.reply("C1", "1690000000.000100", "1700900002.000100", "reply beyond the look-back")
+    slack.post("C1", "1700900003.000100", "new top-level message")
+    slack.server.requests.clear()
+    batches, messages = drain(make(slack, retry), cursor)
+
+    assert sorted(m.content for m in messages) == [
+        "a thread starts on an old message",
+        "late reply to the old thread",
+        "new top-level message",
+    ]
+    late = next(m for m in messages if m.content.startswith("late reply"))
+    assert late.message_id == f"slack:{TEAM}:C1:1700900000.000100"
+    assert late.metadata["thread_id"] == "1700800000.000100" and late.person == "Bob Stone"
+    # Only the two threads with new replies were opened; the quiet one was not.
+    opened = sorted(r.params["ts"] for r in slack.server.calls("conversations.replies"))
+    assert opened == ["1700800000.000100", "1700800100.000100"]
+    assert json.loads(batches[-1].cursor)["channels"]["C1"] == "1700900003.000100"
+    # A third sync with nothing new fetches nothing and opens no thread.
+    slack.server.requests.clear()
+    _, again = drain(make(slack, retry), batches[-1].cursor)
+    assert again == [] and not slack.server.calls("conversations.replies")
+
+
+def test_thread_look_back_can_be_turned_off(slack, retry):
+    slack.post("C1", "1700800000.000100", "old thread parent")
+    batches, _ = drain(make(slack, retry))
+    slack.reply("C1", "1700800000.000100", "1700900000.000100", "late reply")
+    _, messages = drain(make(slack, retry, thread_lookback_days=0), batches[-1].cursor)
+    assert messages == []

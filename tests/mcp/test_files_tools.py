@@ -18,7 +18,7 @@ def _data(result) -> dict:
 @pytest.fixture
 async def client(services):
     services.files.refresh()
-    async with Client(build_mcp_server(services)) as c:
+    async with Client(build_mcp_server(services, profile="full")) as c:
         yield c
 
 
@@ -71,3 +71,18 @@ async def test_path_escapes_are_tool_errors(client, path):
     bad_title = await client.call_tool("write_memory_note", {"title": "../../escape", "text": "x"})
     assert not bad_title.is_error  # a title is only a name: it becomes notes/escape.md
     assert _data(bad_title)["path"] == "notes/escape.md"
+
+
+@pytest.mark.anyio
+async def test_the_essential_search_finds_a_page_and_fetch_reads_it(services):
+    services.files.refresh()
+    services.files.write("strategy/2027.md", "# 2027\nOpen a Lisbon office in spring.\n")
+    async with Client(build_mcp_server(services, profile="essential")) as essential:
+        hits = _data(await essential.call_tool("search", {"query": "Lisbon office"}))["hits"]
+        ids = [h["id"] for h in hits if h["kind"] == "memory_file"]
+        assert ids == ["file:strategy/2027.md"]
+        record = _data(await essential.call_tool("fetch", {"ids": ids}))["records"][0]
+        assert record["path"] == "strategy/2027.md" and "Lisbon office" in record["content"]
+        # Unlisted in this profile, yet callable by name.
+        page = _data(await essential.call_tool("read_memory_file", {"path": "strategy/2027.md"}))
+        assert page["title"] == "2027"

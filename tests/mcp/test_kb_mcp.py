@@ -31,7 +31,7 @@ def _data(result) -> dict:
 
 @pytest.fixture
 async def client(services):
-    async with Client(mcp_server.build_mcp_server(services, modules=(kb_tools,))) as c:
+    async with Client(mcp_server.build_mcp_server(services, modules=(kb_tools,), profile="full")) as c:
         yield c
 
 

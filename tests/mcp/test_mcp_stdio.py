@@ -47,13 +47,18 @@ def _data(result) -> dict:
 async def test_stdio_server_lists_and_calls_the_tools(services):
     async with stdio_session(services.settings.data_dir) as session:
         names = [t.name for t in (await session.list_tools()).tools]
-        assert names[:4] == ["search_memory", "get_memory", "remember", "memory_stats"]
+        assert names == ["search", "fetch", "brief", "remember"]  # the essential profile
+        # Tools outside the profile are not listed but stay callable by name (contract).
         hits = _data(await session.call_tool("search_memory", {"query": "press kit review"}))["hits"]
         assert hits and hits[0]["platform"] == "slack"
         record = _data(await session.call_tool("get_memory", {"ids": [hits[0]["id"]]}))["records"][0]
         assert record["content"] and "before" in record
         missing = await session.call_tool("search_memory", {"query": ""})
         assert missing.is_error
+        # Read-after-write across the stdio transport: a remembered note is found at once.
+        note = _data(await session.call_tool("remember", {"text": "Locker code for the gym is 4711"}))
+        found = _data(await session.call_tool("search", {"query": "gym locker code"}))["hits"]
+        assert found[0]["id"] == f"message:{note['id']}"
 
 
 @pytest.mark.anyio

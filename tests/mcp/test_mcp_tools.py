@@ -17,7 +17,7 @@ def _data(result) -> dict:
 
 @pytest.fixture
 async def client(services):
-    async with Client(build_mcp_server(services)) as c:
+    async with Client(build_mcp_server(services, profile="full")) as c:
         yield c
 
 

@@ -95,19 +95,56 @@ def test_dry_run_stores_nothing(services: Services) -> None:
     json.dumps(data)
 
 
-def test_malformed_late_entry_imports_nothing(services: Services, tmp_path: Path) -> None:
-    # Valid day files come first in the stream; the broken one is the very last.
-    path = build_export(tmp_path, extra={"random/2020-09-13.json": '[{"ts": "1.0", "text": oops}]'})
-    with pytest.raises(InvalidInput, match=r"random/2020-09-13\.json line 1"):
-        services.imports.run("slack", path)
+def test_unrecognized_file_imports_nothing(services: Services, tmp_path: Path) -> None:
+    chat = tmp_path / "notes.txt"
+    chat.write_text("shopping list\nmilk\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"notes\.txt, line 1"):
+        services.imports.run("whatsapp", chat, ImportOptions(tz="UTC"))
     assert count(services) == 0
 
+
+def test_broken_slack_day_file_is_reported_and_the_rest_imports(services: Services, tmp_path: Path) -> None:
+    path = build_export(tmp_path, extra={"random/2020-09-13.json": '[{"ts": "1.0", "text": oops}]'})
+    report = services.imports.run("slack", path)
+    assert report.result is not None and report.result.imported == 6  # 7 minus the broken day's one
+    (error,) = report.result.errors
+    assert "random/2020-09-13.json line 1: invalid JSON" in error.reason
+
+
+def test_bad_line_of_a_recognized_file_is_reported_and_the_rest_imports(
+    services: Services, tmp_path: Path
+) -> None:
     chat = tmp_path / "chat.txt"
     lines = ANDROID.read_text(encoding="utf-8").splitlines()
     chat.write_text("\n".join([*lines, "30/02/2023, 10:00 - Anna: impossible day"]) + "\n", encoding="utf-8")
-    with pytest.raises(InvalidInput, match=r"chat\.txt, line 13"):
-        services.imports.run("whatsapp", chat, ImportOptions(tz="UTC"))
-    assert count(services) == 0
+    preview = services.imports.preview("whatsapp", chat, ImportOptions(tz="UTC"))
+    assert preview.messages == 8
+    (skipped,) = preview.to_dict()["errors"]
+    assert skipped["line"] == 13 and skipped["reason"].startswith("chat.txt, line 13: impossible date")
+    report = services.imports.run("whatsapp", chat, ImportOptions(tz="UTC"))
+    assert report.result is not None and report.result.imported == 8
+    assert [e.line for e in report.result.errors] == [13]
+    assert count(services) == 8
+
+
+def test_telegram_export_without_ids_reimports_as_a_noop(services: Services, tmp_path: Path) -> None:
+    chat = {
+        "name": "Family",
+        "type": "private_group",
+        "messages": [
+            {"date_unixtime": str(1677664800 + n // 2), "from": "Mum", "text": f"line {n // 2}"}
+            for n in range(6)  # every message twice: identical repeats must both land
+        ],
+    }
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"chats": {"list": [chat]}}))
+    first = services.imports.run("telegram", path)
+    assert first.result is not None and first.result.imported == 6
+    assert "derived" in dict(first.preview.details)["message ids"]
+    again = services.imports.run("telegram", path)
+    assert again.result is not None
+    assert (again.result.imported, again.result.updated, again.result.duplicates) == (0, 0, 6)
+    assert count(services) == 6
 
 
 def test_telegram_export_and_live_ids_never_duplicate(services: Services) -> None:

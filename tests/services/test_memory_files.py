@@ -154,7 +154,9 @@ def test_files_are_a_unified_search_source_and_see_edits(svc):
     svc.files.refresh()
     svc.files.write("strategy/q1.md", "# Q1\nFocus on the Zanzibar partnership.\n")
     hits = svc.memory.search("zanzibar", include=["files"])
-    assert hits and hits[0].kind == "memory_file" and hits[0].extra["path"] == "strategy/q1.md"
+    pages = [h for h in hits if h.kind == "memory_file"]
+    assert [h.id for h in pages] == ["file:strategy/q1.md"] and pages[0].extra["path"] == "strategy/q1.md"
+    assert pages[0].score == pytest.approx(1 / (svc.settings.search.rrf_k + 1))
     (svc.files.store.root / "strategy" / "q1.md").write_text("# Q1\nFocus on Madagascar.\n")
     assert [h.path for h in svc.files.search("madagascar")] == ["strategy/q1.md"]
     assert svc.files.search("zanzibar") == []

@@ -77,3 +77,20 @@ def test_import_wizard_dry_run_then_import(qtbot, screen, services, tmp_path):
     qtbot.waitUntil(lambda: wizard.report is not None, timeout=10000)
     assert wizard.report.imported == 3
     assert services.memory.stats()["messages"] == 3
+
+
+def test_import_wizard_preview_lists_unreadable_entries(qtbot, screen, services, tmp_path):
+    if getattr(services, "imports", None) is None:
+        pytest.skip("importers not merged yet")
+    export = tmp_path / "result.json"
+    good = {"id": 1, "type": "message", "date_unixtime": "1677664800", "from": "Anna", "text": "fine"}
+    export.write_text(json.dumps({"name": "Club", "type": "private_supergroup", "id": 5,
+                                  "messages": [good, {"id": "x"}]}), encoding="utf-8")  # fmt: skip
+    wizard = screen.open_import_wizard()
+    qtbot.addWidget(wizard)
+    wizard.path.setText(str(export))
+    wizard.run_preview()
+    qtbot.waitUntil(lambda: wizard.preview_value is not None, timeout=10000)
+    shown = wizard.preview_view.toPlainText()
+    assert "1 messages" in shown and "could not be read" in shown
+    assert "result.json, line 1 (chat 'Club', message 2): unreadable message" in shown

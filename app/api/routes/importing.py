@@ -38,6 +38,10 @@ class ImportPreviewOut(BaseModel):
     skipped: dict[str, int] = Field(description="entries left out, by reason")
     warnings: list[str]
     details: dict[str, str] = Field(description="facts detected about the file (layout, date order, team)")
+    errors: list[ImportErrorOut] = Field(
+        default_factory=list,
+        description="entries of a recognized file that could not be read, skipped (file, line, reason)",
+    )
 
 
 class ImportOut(BaseModel):

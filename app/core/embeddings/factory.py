@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.embeddings.multilingual_e5 import DEFAULT_BATCH_SIZE as MULTILINGUAL_BATCH_SIZE
+from app.core.embeddings.multilingual_e5 import MultilingualE5Embedder
 from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
 from app.core.errors import ConfigError
 from app.core.settings import EmbeddingSettings
@@ -12,9 +14,14 @@ HASHING_DEFAULT_DIMENSIONS = 64
 
 
 def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> Embedder:
-    """`local` (offline MiniLM, loaded lazily), `openai` (any compatible endpoint) or `hashing` (no model)."""
+    """`local` (offline MiniLM), `multilingual` (offline multilingual-e5-small), `openai` or `hashing`.
+
+    The local models load lazily, on first use.
+    """
     if settings.provider == "local":
         return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+    if settings.provider == "multilingual":
+        return MultilingualE5Embedder(batch_size=min(settings.batch_size, MULTILINGUAL_BATCH_SIZE))
     if settings.provider == "openai":
         # The openai SDK takes ~1 s to import; only users who chose this provider pay for it.
         from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
@@ -30,5 +37,6 @@ def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> E
         return HashingEmbedder(settings.dimensions or HASHING_DEFAULT_DIMENSIONS)
     # Unreachable through validated settings; kept so a hand-built value fails clearly.
     raise ConfigError(
-        f"unknown embedding provider {settings.provider!r}", hint="use one of: local, openai, hashing"
+        f"unknown embedding provider {settings.provider!r}",
+        hint="use one of: local, multilingual, openai, hashing",
     )

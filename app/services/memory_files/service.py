@@ -72,7 +72,7 @@ class MemoryFilesService:
         self, db: Database, store: MemoryFileStore, clock: Clock, *, user_id: str,
         settings: MemoryFilesSettings, me: Sequence[str] = (), tz: tzinfo | None = None,
         contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: ItemLoader = lambda scope: [],
-        mask: Mask | None = None, events: EventBus | None = None,
+        mask: Mask | None = None, events: EventBus | None = None, rrf_k: int = 10,
     ) -> None:  # fmt: skip
         self.db = db
         self.store = store.ensure()
@@ -85,6 +85,7 @@ class MemoryFilesService:
         self.contacts = contacts
         self.items = items
         self.events = events
+        self.rrf_k = rrf_k
         self._refresh_lock = threading.Lock()
         self._directory_cache: tuple[tuple[int, int], snapshot.Directory] | None = None
         self._job: Any = None
@@ -321,21 +322,22 @@ class MemoryFilesService:
         if not query.text.strip():
             return []
         found = self.index.search(query.text, limit=max(1, min(query.limit, 50)))
-        top = max((h.score for h in found), default=1.0) or 1.0
+        # One ranked list (full text only), scored as reciprocal-rank fusion scores a single leg,
+        # so a page sits beside messages found by one leg and below those both legs agree on.
         return [
             SearchHit(
                 id=f"file:{h.path}",
                 kind="memory_file",
                 content=h.title + "\n" + "\n".join(t for _, t in h.snippets),
-                score=h.score / top,
+                score=1.0 / (self.rrf_k + rank),
                 platform=None,
-                channel=h.path.split("/", 1)[0],
+                channel=h.path,
                 person=None,
                 timestamp=h.modified_ns // 1_000_000,
                 tier=None,
                 extra={"path": h.path, "title": h.title},
             )
-            for h in found
+            for rank, h in enumerate(found, start=1)
         ]
 
     # -- scheduling ----------------------------------------------------------------------------

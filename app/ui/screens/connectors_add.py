@@ -15,13 +15,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-LIST_OPTIONS = frozenset({"channels", "guilds", "chats"})
+LIST_OPTIONS = frozenset({"channels", "guilds", "chats", "dm_users"})
 OPTION_HINTS = {
     "channels": "general, random (empty: every channel the token can read)",
     "guilds": "server ids, comma-separated (empty: all)",
     "chats": "chat ids, comma-separated (empty: all the bot sees)",
     "base_url": "only for a self-hosted or test server",
     "poll_timeout": "seconds",
+    "thread_lookback_days": "days before the cursor checked for new thread replies (default 14, 0: off)",
+    "dm_users": "user ids whose DM with the bot is read, comma-separated",
 }
 
 

@@ -186,6 +186,7 @@ def preview_html(p: Any) -> str:
     )
     warnings = "".join(f"<li>{html.escape(w)}</li>" for w in p.warnings[:10])
     skipped = top(p.skipped)
+    unreadable = "".join(f"<li>{html.escape(e.reason)}</li>" for e in p.rejected[:20])
     return (
         f"<h3>Dry run: {html.escape(p.source)} ({html.escape(p.format)})</h3>"
         f"<p><b>{p.messages}</b> messages from {local_time(p.first_timestamp)} "
@@ -193,6 +194,7 @@ def preview_html(p: Any) -> str:
         "Nothing has been stored yet.</p>"
         f"<p><b>Channels:</b> {top(p.channels)}</p><p><b>People:</b> {top(p.persons)}</p>"
         + (f"<p><b>Skipped:</b> {skipped}</p>" if p.skipped else "")
+        + (f"<h4>Entries that could not be read (skipped)</h4><ul>{unreadable}</ul>" if unreadable else "")
         + (f"<h4>Warnings</h4><ul>{warnings}</ul>" if warnings else "")
         + (f"<h4>Sample</h4><ul>{sample}</ul>" if sample else "")
     )

@@ -75,7 +75,7 @@ class SettingsScreen(Screen):
     def _build_models(self, settings: Any) -> None:
         form = self.group("Embeddings and LLM (applied at next start)")
         self.provider = QComboBox()
-        self.provider.addItems(["local", "openai", "hashing"])
+        self.provider.addItems(["local", "multilingual", "openai", "hashing"])
         self.embed_model = QLineEdit()
         self.embed_base_url = QLineEdit()
         self.embed_base_url.setPlaceholderText("https://api.openai.com/v1 or a local server")

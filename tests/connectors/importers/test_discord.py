@@ -77,9 +77,14 @@ def test_wrong_shapes(run, tmp_path: Path) -> None:
     assert "before 'channel'" in _error(run, path)
     path.write_text(json.dumps({"channel": "general", "messages": []}))
     assert "'channel' must be an object" in _error(run, path)
-    path.write_text(json.dumps({"channel": {"id": "1"}, "messages": [{"id": "2", "content": "x"}]}))
-    message = _error(run, path)
-    assert "message 1 of channel '1'" in message and "unreadable" in message
+    good = {"id": "3", "type": "Default", "timestamp": "2023-01-01T00:00:00+00:00", "content": "ok",
+            "author": {"id": "9", "name": "ann"}}  # fmt: skip
+    path.write_text(json.dumps({"channel": {"id": "1"}, "messages": [{"id": "2", "content": "x"}, 5, good]}))
+    messages, log = run(DiscordExportImporter(), path)
+    assert [m.content for m in messages] == ["ok"]  # the rest of the channel imports
+    first, second = (e.reason for e in log.rejected)
+    assert first.startswith("x.json, line 1 (message 1 of channel '1'): unreadable message")
+    assert "message 2 of channel '1'" in second and "must be an object" in second
     path.write_text("[]")
     assert "expected an object" in _error(run, path)
 

@@ -85,7 +85,10 @@ def _error(run, path: Path) -> str:
 def test_missing_date_without_mbox_line(run, tmp_path: Path) -> None:
     path = tmp_path / "x.eml"
     path.write_bytes(b"Message-ID: <x@y>\nFrom: a@b\nSubject: s\n\nbody\n")
-    assert "x.eml: has no readable Date header" in _error(run, path)
+    messages, log = run(EmailImporter(), path)
+    assert messages == [] and [e.reason for e in log.rejected] == [
+        "x.eml: has no readable Date header; skipped"
+    ]
 
 
 def test_mbox_entry_is_named(run, tmp_path: Path) -> None:
@@ -95,7 +98,9 @@ def test_mbox_entry_is_named(run, tmp_path: Path) -> None:
         b"Date: Mon, 06 Mar 2023 10:00:00 +0000\n\nok\n\n"
         b"From a@b garbage-date\nMessage-ID: <2@y>\nDate: not a date\n\nbad\n"
     )
-    assert "box.mbox, message 2" in _error(run, path)
+    messages, log = run(EmailImporter(), path)
+    assert [m.content for m in messages] == ["ok"]
+    assert [e.reason for e in log.rejected] == ["box.mbox, message 2: has no readable Date header; skipped"]
 
 
 def test_not_an_email(run, tmp_path: Path) -> None:

@@ -131,26 +131,34 @@ def test_corrupt_member(run, tmp_path: Path) -> None:
     for i in range(start + 5, start + 40):
         data[i] ^= 0x5A
     path.write_bytes(bytes(data))
-    assert "general/2020-09-13.json" in _error(run, path)
+    messages, log = run(SlackExportImporter(), path)
+    (reason,) = (e.reason for e in log.rejected)
+    assert "general/2020-09-13.json" in reason and "skipped" in reason
+    assert messages and not any(m.timestamp // 1000 < 1600041600 and m.channel == "general" for m in messages)
 
 
 def test_bad_json_names_file_and_line(run, tmp_path: Path) -> None:
     path = build_export(tmp_path, extra={"random/2020-09-13.json": '[\n{"ts": "1.0",\n "text": oops}\n]'})
-    message = _error(run, path)
-    assert "random/2020-09-13.json line 3" in message
+    messages, log = run(SlackExportImporter(), path)
+    (reason,) = (e.reason for e in log.rejected)
+    assert "random/2020-09-13.json line 3: invalid JSON" in reason
+    assert len(messages) == 6  # every other day file imports (the export holds 7)
+
+
+def _reasons(run, path: Path) -> list[str]:
+    _, log = run(SlackExportImporter(), path)
+    return [e.reason for e in log.rejected]
 
 
 def test_wrong_shapes(run, tmp_path: Path) -> None:
-    assert "a day file must be a list" in _error(
-        run, build_export(tmp_path, extra={"random/2020-09-13.json": {"a": 1}})
-    )
-    assert "random/2020-09-13.json entry 1" in _error(
-        run, build_export(tmp_path, extra={"random/2020-09-13.json": [{"text": "no ts"}]})
-    )
+    (reason,) = _reasons(run, build_export(tmp_path, extra={"random/2020-09-13.json": {"a": 1}}))
+    assert "a day file must be a list" in reason
+    (reason,) = _reasons(run, build_export(tmp_path, extra={"random/2020-09-13.json": [{"text": "no ts"}]}))
+    assert "random/2020-09-13.json entry 1" in reason
+    (reason,) = _reasons(run, build_export(tmp_path, extra={"channels.json": [{"name": "x"}]}))
+    assert "channels.json entry 1" in reason
+    # users.json is the export's backbone (every name comes from it): a wrong one refuses the file.
     assert "expected a list of users" in _error(run, build_export(tmp_path, users={"U1": {}}))
-    assert "channels.json entry 1" in _error(
-        run, build_export(tmp_path, extra={"channels.json": [{"name": "x"}]})
-    )
 
 
 def test_not_a_slack_export(run, tmp_path: Path) -> None:
@@ -164,4 +172,5 @@ def test_invalid_utf8(run, tmp_path: Path) -> None:
     path = build_export(tmp_path)
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr("general/2020-09-15.json", b'[\n\n{"ts": "1.0", "text": "\xff\xfe"}]')
-    assert "general/2020-09-15.json line 3" in _error(run, path)
+    (reason,) = _reasons(run, path)
+    assert "general/2020-09-15.json line 3" in reason and "UTF-8" in reason

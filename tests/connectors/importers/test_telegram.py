@@ -175,18 +175,62 @@ def test_wrong_shape_is_rejected(run, tmp_path: Path) -> None:
     assert "neither 'messages'" in _error(run, path)
     path.write_text(json.dumps([1, 2, 3]))
     assert "expected a JSON object" in _error(run, path)
-    path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [1]}))
-    assert "message 1" in _error(run, path)
-    path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [{"id": "a"}]}))
-    assert "unreadable message (ValueError" in _error(run, path)
-    path.write_text(json.dumps({"name": "X", "type": "personal_chat", "id": 1, "messages": [{"id": 1}]}))
-    assert "missing field 'date'" in _error(run, path)
 
 
-def test_messages_before_chat_id_is_rejected(run, tmp_path: Path) -> None:
+def test_unreadable_messages_are_reported_and_skipped(run, tmp_path: Path) -> None:
+    good = {"id": 9, "type": "message", "date_unixtime": "1700000000", "from": "A", "text": "fine"}
+    bad = [1, {"id": "a"}, {"id": 1}, {"id": 2, "date_unixtime": "1700000000", "text": {"oops": 1}}]
     path = tmp_path / "result.json"
-    path.write_text('{"messages": [], "id": 1}')
-    assert "before its 'id'" in _error(run, path)
+    chat = {"name": "X", "type": "personal_chat", "id": 1, "messages": [*bad, good]}
+    path.write_text(json.dumps(chat, indent=1))
+    messages, log = run(TelegramExportImporter(), path)
+    assert [m.message_id for m in messages] == ["telegram:1:9"]
+    reasons = [e.reason for e in log.rejected]
+    assert len(reasons) == 4 and log.skipped["unreadable entry"] == 4
+    assert reasons[0].startswith("result.json, line 6 (chat 'dm:X', message 1): wrong JSON shape")
+    assert "unreadable message (ValueError" in reasons[1]
+    assert "missing field 'date'" in reasons[2]
+    assert "'text' is dict, expected a string or a list" in reasons[3]
+    assert [e.line for e in log.rejected] == [6, 7, 10, 13]
+
+
+def test_minimal_export_without_ids_gets_derived_ids(run, tmp_path: Path) -> None:
+    """A trimmed `chats.list` whose chats and messages carry no `id` imports (issue 20)."""
+    chats = {
+        "chats": {
+            "list": [
+                {
+                    "name": "Family",
+                    "type": "private_group",
+                    "messages": [
+                        {"date": "2023-03-01T10:00:00", "from": "Mum", "text": "Dinner at 7"},
+                        {"date": "2023-03-01T10:00:00", "from": "Mum", "text": "Dinner at 7"},
+                        {"date": "2023-03-01T10:01:00", "from": "Tom", "text": "ok"},
+                    ],
+                },
+                {"messages": [{"date_unixtime": "1677664800", "from": "Ann", "text": "hi"}], "id": 5},
+            ]
+        }
+    }
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(chats))
+    messages, log = run(TelegramExportImporter(tz=ZoneInfo("UTC")), path)
+    ids = [m.message_id for m in messages]
+    assert len(ids) == len(set(ids)) == 4  # the identical repeat keeps its own id
+    assert all(i.startswith("telegram:derived:") for i in ids)
+    assert [m.channel for m in messages] == ["Family", "Family", "Family", "chat 2"]
+    assert all(m.metadata["derived_id"] for m in messages)
+    assert "derived" in log.details["message ids"]
+    assert any("no id in the export" in w for w in log.warnings)
+    assert any("chat 2 lists its 'id' after its messages" in w for w in log.warnings)
+    again, _ = run(TelegramExportImporter(tz=ZoneInfo("UTC")), path)
+    assert [m.message_id for m in again] == ids
+
+
+def test_exports_with_ids_keep_their_ids(run, fixtures: Path) -> None:
+    messages, log = run(TelegramExportImporter(), fixtures / "telegram_account.json")
+    assert not any(m.message_id.startswith("telegram:derived:") for m in messages)
+    assert "message ids" not in log.details
 
 
 def test_invalid_utf8_names_the_line(run, tmp_path: Path) -> None:

@@ -174,22 +174,65 @@ def test_unknown_layout(run, tmp_path: Path) -> None:
     assert "line 2" in message
 
 
-def test_contradicting_dates(run, tmp_path: Path) -> None:
-    message = _error(run, write(tmp_path, "31/01/2023, 10:00 - A: x", "x", "01/31/2023, 10:00 - A: y"))
-    assert "chat.txt, line 3" in message and "unknown date layout" in message
-    assert "line 1" in _error(run, write(tmp_path, "13/13/2023, 10:00 - A: x"))
+def _reasons(log: ImportLog) -> list[str]:
+    return [e.reason for e in log.rejected]
 
 
-def test_impossible_values(run, tmp_path: Path) -> None:
-    assert "hour 13 is impossible" in _error(run, write(tmp_path, "1/13/23, 13:15 PM - A: x"))
-    assert "impossible date" in _error(run, write(tmp_path, "30/02/2023, 10:00 - A: x"))
-    assert "impossible date" in _error(run, write(tmp_path, "05/06/2023, 10:00 - A: x"), date_order="YMD")
+def test_contradicting_dates_skip_the_odd_line(run, tmp_path: Path) -> None:
+    path = write(
+        tmp_path, "31/01/2023, 10:00 - A: x", "x", "01/31/2023, 10:00 - A: y", "02/02/2023, 10:00 - A: z"
+    )
+    messages, log = run(WhatsAppImporter(tz=UTC), path)
+    assert log.details["date order"] == "DMY"  # fits two headers of three
+    assert [m.content for m in messages] == ["x\nx", "z"]
+    (reason,) = _reasons(log)
+    assert reason.startswith("chat.txt, line 3: impossible date") and "--date-order" in reason
+    assert log.rejected[0].line == 3
+    assert log.skipped == {"unreadable entry": 1}
+    # Only a file where no date fits any order at all is refused whole.
+    assert "no message date" in _error(run, write(tmp_path, "13/13/2023, 10:00 - A: x"))
 
 
-def test_invalid_utf8_names_the_line(run, tmp_path: Path) -> None:
+def test_impossible_values_are_reported_and_skipped(run, tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "1/12/23, 9:15 PM - A: before",
+        "1/13/23, 13:15 PM - A: bad hour",
+        "continuation of the bad one",
+        "1/14/23, 9:15 AM - A: after",
+    )
+    messages, log = run(WhatsAppImporter(tz=UTC), path)
+    assert [m.content for m in messages] == ["before", "after"]
+    (reason,) = _reasons(log)
+    assert reason == "chat.txt, line 2: hour 13 is impossible with PM; the message was skipped"
+    messages, log = run(
+        WhatsAppImporter(tz=UTC), write(tmp_path, "30/02/2023, 10:00 - A: x", "01/03/2023, 10:00 - A: y")
+    )
+    assert [m.content for m in messages] == ["y"] and "impossible date" in _reasons(log)[0]
+
+
+def test_invalid_utf8_line_is_reported_and_skipped(run, tmp_path: Path) -> None:
     path = tmp_path / "chat.txt"
-    path.write_bytes(b"31/12/2022, 23:59 - A: ok\n31/12/2022, 23:59 - A: fine\n31/12/2022, 23:59 - A: \xff\n")
-    assert "chat.txt, line 3" in _error(run, path)
+    path.write_bytes(
+        b"31/12/2022, 23:59 - A: ok\nsecond \xff line\n"
+        b"31/12/2022, 23:59 - A: \xff\n31/12/2022, 23:59 - A: fine\n"
+    )
+    messages, log = run(WhatsAppImporter(tz=UTC), path)
+    assert [m.content for m in messages] == ["ok", "fine"]
+    reasons = _reasons(log)
+    assert reasons[0].startswith("chat.txt, line 2: is not valid UTF-8") and "left out" in reasons[0]
+    assert reasons[1].startswith("chat.txt, line 3: is not valid UTF-8") and "skipped" in reasons[1]
+    assert any("re-saved in another encoding" in w for w in log.warnings)
+
+
+def test_stray_lines_before_the_first_message(run, tmp_path: Path) -> None:
+    path = write(tmp_path, "Exported by a helper app", "", "31/12/2022, 23:59 - A: ok")
+    messages, log = run(WhatsAppImporter(tz=UTC), path)
+    assert [m.content for m in messages] == ["ok"]
+    assert _reasons(log)[0].startswith("chat.txt, line 1: 'Exported by a helper app' does not start")
+    # Ten non-message lines before any header: not a WhatsApp export at all.
+    lines = [f"note {n}" for n in range(10)] + ["31/12/2022, 23:59 - A: ok"]
+    assert "chat.txt, line 1" in _error(run, write(tmp_path, *lines))
 
 
 def test_empty_and_bad_order(run, tmp_path: Path) -> None:
@@ -199,8 +242,9 @@ def test_empty_and_bad_order(run, tmp_path: Path) -> None:
 
 
 def test_nothing_is_yielded_before_validation(tmp_path: Path) -> None:
-    # Detection reads the whole file first, so a bad last line fails before any message.
-    path = write(tmp_path, "31/01/2023, 10:00 - A: x", "01/31/2023, 10:00 - A: y")
+    # Detection reads the whole file first, so an unrecognized file fails before any message.
+    path = write(tmp_path, "hello", "31/01/2023, 10:00 - A: x")
+    path.write_text("hello\nthere\n" * 6, encoding="utf-8")
     stream = WhatsAppImporter(tz=UTC).messages(path, ImportLog())
     with pytest.raises(InvalidInput):
         next(stream)

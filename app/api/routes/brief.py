@@ -1,0 +1,32 @@
+"""`GET /api/brief`: the wake-up brief for an assistant (open loops, decisions, deadlines, activity)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from app.api.deps import get_services
+from app.core.search.filters import parse_bound
+from app.services.brief_service import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+
+router = APIRouter(tags=["brief"])
+
+
+@router.get("/brief", summary="Wake-up brief: what an assistant should know to start, size-bounded")
+def get_brief(
+    request: Request,
+    since: str | None = Query(
+        None, max_length=40, description="report what changed since this ISO time (default: 24 h ago)"
+    ),
+    max_tokens: int = Query(
+        DEFAULT_MAX_TOKENS, ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS, description="size budget (≈4 chars/token)"
+    ),
+    format: str = Query("json", pattern="^(json|markdown)$", description="json, or markdown text"),
+) -> dict[str, Any]:
+    services = get_services(request)
+    assert services.brief is not None
+    brief = services.brief.brief(since=parse_bound(since, end_of_day=False), max_tokens=max_tokens)
+    if format == "markdown":
+        return {"markdown": brief.to_markdown(), "approxTokens": brief.to_dict()["approxTokens"]}
+    return brief.to_dict()
