@@ -112,9 +112,12 @@ def edit_command(
 ) -> None:
     """Open a memory file in $VISUAL or $EDITOR."""
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:  # before creating anything: a failed edit leaves no empty note behind
+        _fail(
+            "no editor set",
+            "set $EDITOR (e.g. EDITOR=nano), or open the file under <data dir>/memory yourself",
+        )
     target = guarded(lambda: services(ctx).files.editable_path(path))
-    if not editor:
-        _fail("no editor set", f"set $EDITOR (e.g. EDITOR=nano), or open {target} yourself")
     try:
         code = subprocess.call([*shlex.split(editor or ""), str(target)])
     except OSError as exc:
