@@ -71,7 +71,7 @@ def populate(svc, messages: int, people: int, channels: int, rng: random.Random)
     rows = []
     for i in range(messages):
         room = rooms[i % channels] if rng.random() < 0.7 else rng.choice(rooms)
-        platform = platforms[hash(room) % 3]
+        platform = platforms[int(room.rsplit("-", 1)[1]) % 3]  # not hash(): salted per process
         ts = NOW - int(rng.uniform(0, 365) * DAY_MS)
         text = message_text(rng)
         if rng.random() < 0.04:
