@@ -13,6 +13,7 @@ from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.events import EventBus
+from app.core.llm.guard import GuardedLLM
 from app.core.memory_files.store import MemoryFileStore
 from app.core.paths import DataLayout
 from app.core.processor import Processor
@@ -25,14 +26,17 @@ from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.brief_service import BriefService
 from app.services.connector_service import ConnectorService
+from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
-from app.services.llm import LLMClient, LLMKeys
+from app.services.llm import LLMKeys, build_llm
 from app.services.memory_files.service import FILES_SOURCE, MemoryFilesService
 from app.services.memory_files.sources import contact_infos, insight_items
 from app.services.memory_service import MemoryService
+from app.services.privacy_service import PrivacyService
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +61,13 @@ class Services:
     imports: ImportService
     insights: InsightsService
     files: MemoryFilesService
+    privacy: PrivacyService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
+    exports: ExportService | None = None
     brief: BriefService | None = None
+    llm: GuardedLLM | None = None
 
     def close(self) -> None:
         if self.connectors is not None:
@@ -105,9 +112,10 @@ def build_services(
         keywords=keywords,
         events=events,
         max_message_bytes=settings.max_message_bytes,
+        flag_injections=settings.privacy.flag_injections,
     )
     access = AccessTracker(db, clock)
-    llm_client = LLMClient(settings.llm, llm_keys) if settings.llm.enabled else None
+    llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
         processor.collection,
@@ -139,12 +147,14 @@ def build_services(
         user_id=settings.user_id,
         settings=settings.forgetting,
         llm=settings.llm,
-        llm_client_factory=llm_client.prepare if llm_client is not None else None,
+        llm_factory=llm.prepare if llm is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
+    memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
     connectors = ConnectorService(
@@ -164,21 +174,23 @@ def build_services(
         keywords=keywords,
         clock=clock,
         events=events,
-        llm_client=llm_client,
+        llm=llm,
     )
+    privacy = PrivacyService(settings, db, clock)
     files = MemoryFilesService(
         db,
         MemoryFileStore(layout.memory),
         clock,
         user_id=settings.user_id,
         settings=settings.files,
-        me=settings.insights.identities,
+        me=insights.me,
         # build_insights_service has already checked the zone name
         tz=ZoneInfo(settings.insights.timezone),
         contacts=contact_infos(connectors.identities),
         items=insight_items(db, settings.user_id),
-        # Seam for secret masking (issue 14): pass the redaction function here once it exists.
-        mask=None,
+        # Generated pages quote messages: secrets (and the configured classes) are masked as in
+        # agent-facing output; the stored messages stay verbatim.
+        mask=lambda text: privacy.mask(text) or "",
         events=events,
         rrf_k=settings.search.rrf_k,
     )
@@ -202,7 +214,16 @@ def build_services(
         files=files,
         connectors=connectors,
         llm_keys=llm_keys,
+        llm=llm,
+        privacy=privacy,
+        exports=ExportService(
+            db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
+        ),
     )
+    # Deleting a message also removes the insights that cite it (their text quotes it).
+    memory.deletion.hooks.append(InsightsDeletion(db, services.insights.index, keywords, clock))
+    # Last, so pages are rewritten after the insights and summaries that quoted the messages are gone.
+    memory.deletion.hooks.append(files.on_messages_deleted)
     services.brief = build_brief_service(services)
     if repair:
         report = processor.repair()
@@ -224,6 +245,6 @@ def build_brief_service(services: Services) -> BriefService:
         services.clock,
         user_id=services.settings.user_id,
         insights=services.insights,
-        identities=lambda: services.insights.identities,
+        identities=services.insights.me,
         documents_since=documents_since,
     )

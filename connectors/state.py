@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app.core.clock import iso
+from app.core.domain import DEFAULT_USER_ID
 from app.core.errors import Conflict, NotFound
 from app.core.storage.db import Database
 from connectors.models import ConnectorStateRow
@@ -76,18 +77,24 @@ def _value(row: ConnectorStateRow) -> ConnectorState:
 class ConnectorStateStore:
     """Every method is one short write (or read) transaction of its own."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, user_id: str = DEFAULT_USER_ID) -> None:
         self.db = db
+        # Connectors belong to one user: another user's connectors are invisible here.
+        self.user_id = user_id
 
     def list(self) -> list[ConnectorState]:
         with self.db.read() as session:
-            rows = session.scalars(select(ConnectorStateRow).order_by(ConnectorStateRow.id)).all()
+            rows = session.scalars(
+                select(ConnectorStateRow)
+                .where(ConnectorStateRow.user_id == self.user_id)
+                .order_by(ConnectorStateRow.id)
+            ).all()
             return [_value(r) for r in rows]
 
     def find(self, connector_id: str) -> ConnectorState | None:
         with self.db.read() as session:
             row = session.get(ConnectorStateRow, connector_id)
-            return _value(row) if row else None
+            return _value(row) if row is not None and row.user_id == self.user_id else None
 
     def get(self, connector_id: str) -> ConnectorState:
         state = self.find(connector_id)
@@ -103,12 +110,15 @@ class ConnectorStateStore:
     ) -> ConnectorState:
         with self.db.write() as session:
             if session.get(ConnectorStateRow, connector_id) is not None:
+                # Connector ids name their secret-store entry and scheduler job, so they stay unique
+                # across users on one data dir.
                 raise Conflict(
                     f"a connector named {connector_id!r} already exists",
                     hint="remove it first or pick another --id",
                 )
             row = ConnectorStateRow(
                 id=connector_id,
+                user_id=self.user_id,
                 kind=kind,
                 options=options,
                 enabled=True,
@@ -128,7 +138,7 @@ class ConnectorStateStore:
     def remove(self, connector_id: str) -> bool:
         with self.db.write() as session:
             row = session.get(ConnectorStateRow, connector_id)
-            if row is None:
+            if row is None or row.user_id != self.user_id:
                 return False
             session.delete(row)
             return True

@@ -1,7 +1,9 @@
-"""LLM summaries through any OpenAI-compatible endpoint; every key point cites its source record ids.
+"""LLM summaries through the guarded LLM seam; every key point cites its source record ids.
 
 Any failure (network, HTTP error, timeout, malformed JSON, missing or invented citations) falls
-back to the rule-based summary for that group, with the reason kept in `SummaryDraft.note`.
+back to the rule-based summary for that group, with the reason kept in `SummaryDraft.note`. When
+the daily cap is reached, no further group is sent in this run and `cap_reached` says why, so the
+run report announces it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any
 
 from app.core.clock import iso
 from app.core.domain import MessageRecord
+from app.core.errors import LLMCapReached
+from app.core.llm.base import LLM
 from forgetting import constants as c
 from forgetting import text as tx
 from forgetting.summarizer import (
@@ -42,7 +46,7 @@ class LLMSummaryRejected(ValueError):
 
 
 def build_prompt(records: tuple[MessageRecord, ...]) -> str:
-    lines = []
+    lines: list[str] = []
     total = 0
     for record in sorted(records, key=lambda r: (r.timestamp, r.id)):
         text = tx.clip(record.content or "", MAX_MESSAGE_CHARS)
@@ -112,34 +116,35 @@ def parse_answer(raw: str, records: tuple[MessageRecord, ...], max_points: int) 
 
 
 class LLMSummarizer:
-    """Summaries written by an OpenAI-compatible chat model, with the rule-based summarizer as fallback.
-
-    `client` is an `openai.OpenAI` (or anything with the same `chat.completions.create`).
-    """
+    """Summaries written by a chat model behind the `LLM` seam, with the rule-based summarizer as fallback."""
 
     name = "llm"
+    feature = "forgetting"
 
     def __init__(
         self,
-        client: Any,
-        model: str,
+        llm: LLM,
         *,
         fallback: RuleBasedSummarizer | None = None,
         max_key_points: int = c.MAX_KEY_POINTS,
         json_mode: bool = True,
     ) -> None:
-        self.client = client
-        self.model = model
+        self.llm = llm
         self.fallback = fallback or RuleBasedSummarizer(max_key_points)
         self.max_key_points = max_key_points
         self.json_mode = json_mode
         self.tokens_used = 0
+        self.cap_reached: str | None = None
 
     def summarize(self, records: tuple[MessageRecord, ...]) -> SummaryDraft:
         try:
+            if self.cap_reached is not None:
+                raise LLMCapReached(self.cap_reached)  # already refused in this run: do not ask again
             raw = self._ask(records)
             return parse_answer(_strip_fences(raw), records, self.max_key_points)
         except Exception as exc:  # any failure at all: the rule-based summary is always there
+            if isinstance(exc, LLMCapReached):
+                self.cap_reached = exc.message
             draft = self.fallback.summarize(records)
             reason = f"llm summary failed ({type(exc).__name__}: {exc}); used rule-based summary"
             return SummaryDraft(
@@ -152,29 +157,16 @@ class LLMSummarizer:
             )
 
     def _ask(self, records: tuple[MessageRecord, ...]) -> str:
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [
-                {
-                    "role": "system",
-                    "content": SYSTEM_PROMPT.replace("{max_points}", str(self.max_key_points)),
-                },
-                {"role": "user", "content": build_prompt(records)},
-            ],
-        }
-        if self.json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
-        response = self.client.chat.completions.create(**kwargs)
-        usage = getattr(response, "usage", None)
-        if usage is not None and getattr(usage, "total_tokens", None):
-            self.tokens_used += int(usage.total_tokens)
-        if not response.choices:
-            raise LLMSummaryRejected("the model returned no choices")
-        content = response.choices[0].message.content
-        if not content:
+        reply = self.llm.chat_json(
+            self.feature,
+            instructions=SYSTEM_PROMPT.replace("{max_points}", str(self.max_key_points)),
+            data=build_prompt(records),
+            json_mode=self.json_mode,
+        )
+        self.tokens_used += reply.prompt_tokens + reply.completion_tokens
+        if not reply.content:
             raise LLMSummaryRejected("the model returned an empty message")
-        return content
+        return reply.content
 
 
 def _strip_fences(raw: str) -> str:

@@ -53,13 +53,23 @@ def make_token(key: str, now_ms: int) -> str:
     return f"{key}:{now_ms}:{secrets.token_hex(8)}"
 
 
-def try_acquire(session: Session, key: str, token: str, now_ms: int, ttl_ms: int) -> bool:
+def try_acquire(
+    session: Session, key: str, token: str, now_ms: int, ttl_ms: int, user_id: str = "local"
+) -> bool:
     """CAS inside the caller's write transaction: True when `token` now holds `key`."""
     row = session.get(LockRow, key)
     if row is None:
         try:
             with session.begin_nested():
-                session.add(LockRow(key=key, token=token, acquired_at=now_ms, expires_at=now_ms + ttl_ms))
+                session.add(
+                    LockRow(
+                        key=key,
+                        user_id=user_id,
+                        token=token,
+                        acquired_at=now_ms,
+                        expires_at=now_ms + ttl_ms,
+                    )
+                )
         except IntegrityError:
             return False  # another process inserted first
         return True
@@ -94,6 +104,7 @@ class UserLock:
     ) -> None:
         self.db = db
         self.clock = clock
+        self.user_id = user_id
         self.key = c.lock_key(user_id)
         self.ttl_ms = ttl_ms
         self.renew_every_ms = renew_every_ms
@@ -105,7 +116,9 @@ class UserLock:
     def acquire(self, *, heartbeat: bool = True) -> bool:
         now = self.clock.now_ms()
         token = make_token(self.key, now)
-        if not self.db.write_with_retry(lambda s: try_acquire(s, self.key, token, now, self.ttl_ms)):
+        if not self.db.write_with_retry(
+            lambda s: try_acquire(s, self.key, token, now, self.ttl_ms, self.user_id)
+        ):
             return False
         self.token = token
         self.lost = False

@@ -30,6 +30,8 @@ from forgetting.summarizer import Summarizer, SummaryDraft
 from forgetting.summary_index import SummaryIndex
 
 log = logging.getLogger(__name__)
+# Errors that still leave a complete run: the rule-based summary stood in for the LLM's.
+FALLBACK_KINDS = ("summarizer_fallback", "llm_cap_reached")
 
 
 class ForgetRunner:
@@ -57,23 +59,30 @@ class ForgetRunner:
         self.before_group = before_group
 
     # -- plan ---------------------------------------------------------------------------------
-    def preview(self, user_id: str) -> ForgetPlan:
-        """The plan a run would apply now (rule-based summaries); changes nothing."""
+    def preview(self, user_id: str, *, include_undone: bool = False) -> ForgetPlan:
+        """The plan a run would apply now (rule-based summaries); changes nothing.
+
+        Records of undone runs stay out unless `include_undone` (the user asks to forget them).
+        """
         now = self.clock.now_ms()
         records = []
         left_out: dict[Tier, tuple[int, int]] = {}
         with self.db.read() as session:
             for rule in self.config.rules:
-                scan = store.scan_candidates(session, user_id, rule, self.config, now)
+                scan = store.scan_candidates(
+                    session, user_id, rule, self.config, now, include_undone=include_undone
+                )
                 records.extend(scan.records)
                 left_out[rule.source] = (scan.skipped, scan.deferred)
         return plan(records, FixedClock(now), self.config, user_id=user_id).with_scan_counts(left_out)
 
     # -- run ----------------------------------------------------------------------------------
-    def run(self, user_id: str, *, dry_run: bool = False, trigger: str = "manual") -> r.RunReport:
+    def run(
+        self, user_id: str, *, dry_run: bool = False, trigger: str = "manual", include_undone: bool = False
+    ) -> r.RunReport:
         started = self.clock.now_ms()
         if dry_run:
-            preview = self.preview(user_id)
+            preview = self.preview(user_id, include_undone=include_undone)
             return r.RunReport(
                 None,
                 user_id,
@@ -104,12 +113,18 @@ class ForgetRunner:
             return report
         try:
             self._start(run_id, user_id, trigger, started, lock.token)
-            return self._run_locked(run_id, user_id, trigger, started, lock)
+            return self._run_locked(run_id, user_id, trigger, started, lock, include_undone)
         finally:
             lock.release()
 
     def _run_locked(
-        self, run_id: str, user_id: str, trigger: str, started: int, lock: UserLock
+        self,
+        run_id: str,
+        user_id: str,
+        trigger: str,
+        started: int,
+        lock: UserLock,
+        include_undone: bool = False,
     ) -> r.RunReport:
         status, message = r.COMPLETED, ""
         errors: list[dict[str, object]] = []
@@ -117,7 +132,7 @@ class ForgetRunner:
         applied: list[str] = []
         try:
             self.summaries.embed_pending(user_id)  # heal summaries a crash left without vectors
-            current = self.preview(user_id)
+            current = self.preview(user_id, include_undone=include_undone)
             errors += [e.to_dict() for e in current.errors]
             current = self._llm_drafts(current, errors)
             result = Applier(
@@ -142,8 +157,10 @@ class ForgetRunner:
                 for t in current.tiers
             )
             self._refresh_vectors(result.promoted_ids, result.archived_ids, applied)
-            if any(e.get("kind") != "summarizer_fallback" for e in errors):
+            if any(e.get("kind") not in FALLBACK_KINDS for e in errors):
                 status = r.COMPLETED_WITH_ERRORS
+            if any(e.get("kind") == "llm_cap_reached" for e in errors):
+                message = "LLM cap reached: rule-based summaries were used (see `strata llm usage`)"
         except LockLost as exc:
             status, message = r.LOCK_LOST, str(exc)
         except Exception as exc:
@@ -180,6 +197,10 @@ class ForgetRunner:
                     {"summaryId": group.summary_id, "kind": "summarizer_fallback", "reason": draft.note}
                 )
             drafts[group.summary_id] = draft
+        cap = getattr(summarizer, "cap_reached", None)
+        if cap:
+            # Announced once per run (job status, CLI, UI), not only in each group's note.
+            errors.append({"kind": "llm_cap_reached", "reason": cap})
         return current.with_drafts(drafts)
 
     def _refresh_vectors(self, promoted: list[int], archived: list[int], summary_ids: list[str]) -> None:
@@ -219,6 +240,10 @@ class ForgetRunner:
 
         self.db.write_with_retry(work)
 
+    def save(self, report: r.RunReport) -> None:
+        """Store a report the runner did not make itself (a plan waiting for the user)."""
+        self._save(report)
+
     def _save(self, report: r.RunReport) -> None:
         def work(session: Session) -> None:
             row = session.get(ForgetRunRow, report.run_id)
@@ -248,7 +273,13 @@ class ForgetRunner:
             if run.undone_at is not None:
                 return r.UndoReport(run_id, "already_undone", message="this run was already undone")
             items = store.run_items(session, run_id)
-            if not items and run.status in (r.SKIPPED_LOCKED, r.DRY_RUN):
+            if not items and run.status in (
+                r.SKIPPED_LOCKED,
+                r.DRY_RUN,
+                r.AWAITING,
+                r.DISMISSED,
+                r.CONFIRMED,
+            ):
                 raise InvalidInput(f"run {run_id} changed nothing ({run.status}); there is nothing to undo")
             blocking = store.later_runs_touching(session, run, items)
             user_id = run.user_id

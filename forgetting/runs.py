@@ -20,6 +20,12 @@ FAILED = "failed"
 INTERRUPTED = "interrupted"
 DRY_RUN = "dry_run"
 DISABLED = "disabled"
+# A scheduled run that would archive more than `confirm_above_records` records: nothing applied,
+# the plan waits for the user (run it, or "not now" → DISMISSED, which snoozes scheduled runs).
+AWAITING = "awaiting_confirmation"
+DISMISSED = "dismissed"
+SNOOZED = "snoozed"
+CONFIRMED = "confirmed"  # a waiting plan the user then ran (see the run that followed it)
 
 
 def new_run_id(now_ms: int) -> str:

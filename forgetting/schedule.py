@@ -16,8 +16,10 @@ from app.core.storage.db import Database
 from forgetting.models import ForgetScheduleRow
 
 JOB_ID = "forgetting"
-# A host that has not checked in for two intervals plus this slack is considered gone.
-STALE_SLACK_MS = 5 * 60_000
+HEARTBEAT_JOB_ID = "forgetting-heartbeat"
+# The host checks in this often; one silent for three beats is gone (killed, crashed, asleep).
+HEARTBEAT_SECONDS = 60
+STALE_AFTER_MS = 3 * HEARTBEAT_SECONDS * 1000
 
 
 def register(
@@ -44,6 +46,44 @@ def register(
         misfire_grace_time=interval_minutes * 60,
         **kwargs,
     )
+
+
+def register_heartbeat(scheduler: Any, beat: Callable[[], object]) -> Any:
+    """A small job that proves the host is alive between (hourly) forgetting runs."""
+    return scheduler.add_job(
+        beat,
+        trigger=IntervalTrigger(seconds=HEARTBEAT_SECONDS),
+        id=HEARTBEAT_JOB_ID,
+        name="Forgetting scheduler heartbeat",
+        replace_existing=True,
+        max_instances=1,
+        coalesce=True,
+    )
+
+
+def beat(db: Database, clock: Clock, job_id: str = JOB_ID) -> None:
+    """The host is alive: refresh `updated_at` (only for the host that registered the job)."""
+    now = clock.now_ms()
+
+    def work(session: Session) -> None:
+        row = session.get(ForgetScheduleRow, job_id)
+        if row is not None and row.pid == os.getpid() and row.host == socket.gethostname():
+            row.updated_at = now
+
+    db.write_with_retry(work)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this computer."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OSError:
+        return False
+    return True
 
 
 def next_fire_ms(job: Any) -> int | None:
@@ -110,9 +150,13 @@ def describe(db: Database, clock: Clock, job_id: str = JOB_ID) -> dict[str, Any]
                 "lastScheduledStatus": None,
                 "intervalMinutes": None,
             }
-        stale_after = 2 * row.interval_minutes * 60_000 + STALE_SLACK_MS
+        # Alive means: registered, checked in within three heartbeats, and, when the host is this
+        # computer, its process still exists (a killed host is noticed at once, not after minutes).
         active = (
-            bool(row.pid) and row.next_run_at is not None and clock.now_ms() - row.updated_at < stale_after
+            bool(row.pid)
+            and row.next_run_at is not None
+            and clock.now_ms() - row.updated_at < STALE_AFTER_MS
+            and (row.host != socket.gethostname() or process_alive(row.pid))
         )
         return {
             "active": active,

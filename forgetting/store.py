@@ -25,18 +25,36 @@ class Scan:
     deferred: int
 
 
-def _candidate_filter(user_id: str, rule: TierRule, cutoff: int):  # type: ignore[no-untyped-def]
+def undone_record_ids(user_id: str):  # type: ignore[no-untyped-def]
+    """Records a run touched that the user then undid: the user said "keep these as they are"."""
+    return (
+        select(ForgetRunItemRow.record_id)
+        .join(ForgetRunRow, ForgetRunRow.run_id == ForgetRunItemRow.run_id)
+        .where(ForgetRunRow.user_id == user_id, ForgetRunRow.undone_at.is_not(None))
+    )
+
+
+def _candidate_filter(user_id: str, rule: TierRule, cutoff: int, include_undone: bool = False):  # type: ignore[no-untyped-def]
     # Matches ix_raw_messages_forget_scan (user_id, memory_stage, archived_at, timestamp).
-    return and_(
+    where = and_(
         RawMessageRow.user_id == user_id,
         RawMessageRow.memory_stage == rule.source.value,
         RawMessageRow.archived_at.is_(None),
         RawMessageRow.timestamp < cutoff,
     )
+    if not include_undone:
+        where = and_(where, RawMessageRow.id.not_in(undone_record_ids(user_id)))
+    return where
 
 
 def scan_candidates(
-    session: Session, user_id: str, rule: TierRule, config: ForgetConfig, now_ms: int
+    session: Session,
+    user_id: str,
+    rule: TierRule,
+    config: ForgetConfig,
+    now_ms: int,
+    *,
+    include_undone: bool = False,
 ) -> Scan:
     """Pick this tier's groups with one aggregate over the scan index, then load only their rows.
 
@@ -44,7 +62,7 @@ def scan_candidates(
     undersized or deferred groups.
     """
     cutoff = now_ms - rule.max_age_ms  # strictly older than the tier's maximum age
-    where = _candidate_filter(user_id, rule, cutoff)
+    where = _candidate_filter(user_id, rule, cutoff, include_undone)
     offset, width = rule.bucket_offset_ms, rule.bucket_ms
     # Integer floor division to the bucket start; timestamps before 1970 are not supported here.
     bucket = ((RawMessageRow.timestamp - literal(offset)) // literal(width)).label("bucket")
@@ -94,11 +112,13 @@ def user_ids(session: Session) -> list[str]:
     return [str(u) for u in session.scalars(select(RawMessageRow.user_id).distinct())]
 
 
-def candidate_counts(session: Session, user_id: str, config: ForgetConfig, now_ms: int) -> dict[str, int]:
+def candidate_counts(
+    session: Session, user_id: str, config: ForgetConfig, now_ms: int, *, include_undone: bool = False
+) -> dict[str, int]:
     """How many records are over their tier's age right now (before grouping), per tier."""
     out: dict[str, int] = {}
     for rule in config.rules:
-        where = _candidate_filter(user_id, rule, now_ms - rule.max_age_ms)
+        where = _candidate_filter(user_id, rule, now_ms - rule.max_age_ms, include_undone)
         out[rule.source.value] = int(session.scalar(select(func.count()).where(where)) or 0)
     return out
 

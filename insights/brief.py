@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from insights.model import InsightKind, InsightStatus
+from insights.model import InsightKind
 from insights.ranking import RankedInsight
 
 
@@ -42,8 +42,8 @@ def open_loops(ranked: Iterable[RankedInsight], identities: Sequence[str], limit
     asked: list[RankedInsight] = []
     for r in ranked:
         d = r.insight.draft
-        if d.status is not InsightStatus.OPEN:
-            continue
+        if r.insight.lifecycle != "open":
+            continue  # done, dismissed or snoozed: not a loop to close today
         if d.kind is InsightKind.ACTION_ITEM:
             if mine(d.owner):
                 mine_list.append(r)

@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.core.clock import iso
+from app.core.domain import DEFAULT_USER_ID
 
 
 class Importance(StrEnum):
@@ -58,9 +59,16 @@ TASK_LABELS = (
 INSIGHT_NAMESPACE = uuid.UUID("6f1d3c8e-5b57-4f39-9b0c-2f4e7d1a9c11")
 
 
-def insight_id(bot_id: str, dedupe_key: str) -> str:
-    """Spec: "UUID, deterministic from botId + dedupeKey"."""
-    return str(uuid.uuid5(INSIGHT_NAMESPACE, f"{bot_id}\x1f{dedupe_key}"))
+def insight_id(bot_id: str, dedupe_key: str, user_id: str = DEFAULT_USER_ID) -> str:
+    """Spec: "UUID, deterministic from botId + dedupeKey", made per user.
+
+    The default user keeps the spec's ids (existing data and links stay valid); any other user's
+    ids also hash the user, so two users' insights with the same key never share a row.
+    """
+    name = f"{bot_id}\x1f{dedupe_key}"
+    if user_id != DEFAULT_USER_ID:
+        name = f"{user_id}\x1f{name}"
+    return str(uuid.uuid5(INSIGHT_NAMESPACE, name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +158,21 @@ class Insight:
     created_at: int
     updated_at: int
     weights: InsightWeights = field(default_factory=InsightWeights)
+    lifecycle: str = "open"  # open | done | dismissed | snoozed (insights/lifecycle.py)
+    snoozed_until: int | None = None
+    lifecycle_set_at: int | None = None  # when the user last set it (shown in the timeline)
 
     @property
     def kind(self) -> InsightKind:
         return self.draft.kind
+
+    def _user_event(self) -> list[dict[str, Any]]:
+        """What the user did to it, after what the conversation said."""
+        if self.lifecycle_set_at is None:
+            return []
+        return [
+            {"at": iso(self.lifecycle_set_at), "event": f"you set it {self.lifecycle}", "messageId": None}
+        ]
 
     def to_dict(self, *, value_score: float | None = None, state: str | None = None) -> dict[str, Any]:
         d = self.draft
@@ -168,6 +187,8 @@ class Insight:
             "urgency": d.urgency.value,
             "taskLabel": d.task_label,
             "status": d.status.value,
+            "lifecycle": self.lifecycle,
+            "snoozedUntil": iso(self.snoozed_until),
             "owner": d.owner,
             "author": d.author,
             "addressedTo": list(d.addressed_to),
@@ -176,7 +197,7 @@ class Insight:
             "platform": d.platform,
             "channel": d.channel,
             "details": list(d.details),
-            "timeline": [t.to_dict() for t in d.timeline],
+            "timeline": [t.to_dict() for t in d.timeline] + self._user_event(),
             "evidence": list(d.evidence),
             "favorite": self.weights.favorite,
             "insightWeights": self.weights.to_dict(),

@@ -4,7 +4,7 @@ index for search. Incremental: a group is analysed again only when it received m
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,12 +12,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core.clock import DAY_MS, Clock
+from app.core.embeddings.base import Embedder
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
+from insights import closure, merge
 from insights.extractors import Extractor
 from insights.index import InsightIndex
 from insights.model import ChatMessage, InsightDraft, InsightKind, InsightStatus, insight_id
-from insights.repository import InsightRepository
+from insights.repository import InsightRepository, content_hash, to_draft
 from insights.tables import InsightRow
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ class GenerationReport:
     unchanged: int
     extractors: dict[str, int] = field(default_factory=dict)
     ids: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # e.g. the LLM's daily cap stopped it: announced, never silent
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,13 +58,14 @@ class GenerationReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "extractors": dict(self.extractors),
+            "notices": list(self.notices),
         }
 
 
 class InsightPipeline:
     def __init__(
         self, db: Database, index: InsightIndex, extractor: Extractor, clock: Clock, *, user_id: str,
-        repository: InsightRepository | None = None,
+        repository: InsightRepository | None = None, embedder: Embedder | None = None,
     ) -> None:  # fmt: skip
         self.db = db
         self.index = index
@@ -69,6 +73,9 @@ class InsightPipeline:
         self.clock = clock
         self.user_id = user_id
         self.repo = repository or InsightRepository()
+        self.embedder = embedder  # semantic similarity for merging restatements (optional)
+        # Each run asks for a fresh name → person mapping (the identity directory may have changed).
+        self.people: Callable[[], Callable[[str], str]] = lambda: _same_name
 
     def pending(self, *, full: bool = False) -> tuple[list[GroupWork], int]:
         """Groups with messages newer than their cursor (all groups when `full`), and the group count."""
@@ -79,14 +86,15 @@ class InsightPipeline:
                 RawMessageRow.channel,
                 func.max(RawMessageRow.id),
                 func.count(),
+                func.min(RawMessageRow.timestamp),
             )
             groups = session.execute(
                 select(*columns)
                 .where(RawMessageRow.user_id == self.user_id)
                 .group_by(RawMessageRow.platform, RawMessageRow.channel)
             ).all()  # fmt: skip
-            work: list[GroupWork] = []
-            for platform, channel, max_id, total in groups:
+            work: list[tuple[int, GroupWork]] = []
+            for platform, channel, max_id, total, first in groups:
                 seen = cursors.get((platform, channel), 0)
                 if max_id > seen:
                     new = total if seen == 0 else session.scalar(
@@ -95,8 +103,10 @@ class InsightPipeline:
                             RawMessageRow.channel == channel, RawMessageRow.id > seen,
                         )
                     )  # fmt: skip
-                    work.append(GroupWork(platform, channel, int(new or 0), int(max_id)))
-        return work, len(groups)
+                    work.append((int(first), GroupWork(platform, channel, int(new or 0), int(max_id))))
+        # Oldest conversation first, so a restatement elsewhere joins the original (its wording).
+        work.sort(key=lambda w: (w[0], w[1].platform, w[1].channel))
+        return [w for _, w in work], len(groups)
 
     def run(
         self, *, full: bool = False, progress: Callable[[int, int], None] | None = None
@@ -105,6 +115,7 @@ class InsightPipeline:
         created = updated = unchanged = read = 0
         used: dict[str, int] = {}
         ids: list[str] = []
+        notices: list[str] = []
         for n, group in enumerate(work, 1):
             messages, bot_id = self._messages(group, full)
             read += len(messages)
@@ -112,7 +123,10 @@ class InsightPipeline:
                 drafts = self.extractor.extract(batch)
                 source = getattr(self.extractor, "last_source", self.extractor.name)
                 used[source] = used.get(source, 0) + 1
-                c, u, s, changed = self._store(drafts, bot_id, source)
+                cap = getattr(self.extractor, "cap_reached", None)
+                if cap and cap not in notices:
+                    notices.append(cap)
+                c, u, s, changed = self._store(drafts, bot_id, source, batch)
                 created, updated, unchanged = created + c, updated + u, unchanged + s
                 ids.extend(changed)
             with self.db.write() as session:
@@ -122,7 +136,9 @@ class InsightPipeline:
                 )  # fmt: skip
             if progress:
                 progress(n, len(work))
-        return GenerationReport(total, len(work), read, created, updated, unchanged, used, tuple(ids))
+        return GenerationReport(
+            total, len(work), read, created, updated, unchanged, used, tuple(ids), tuple(notices)
+        )
 
     def _messages(self, group: GroupWork, full: bool) -> tuple[list[ChatMessage], str]:
         base = (
@@ -154,23 +170,88 @@ class InsightPipeline:
         ]  # fmt: skip
         return messages, (bots[0] if bots else DEFAULT_BOT_ID)
 
-    def _store(self, drafts: list[InsightDraft], bot_id: str, source: str) -> tuple[int, int, int, list[str]]:
+    def _store(
+        self, drafts: list[InsightDraft], bot_id: str, source: str, messages: Sequence[ChatMessage] = ()
+    ) -> tuple[int, int, int, list[str]]:
+        """Upsert each draft, or merge it into the stored insight it restates (one insight per item)."""
         now = self.clock.now_ms()
         counts = {"created": 0, "updated": 0, "unchanged": 0}
-        changed: list[tuple[str, InsightDraft]] = []
+        changed: dict[str, InsightDraft] = {}
+        people = self.people()
+        same = _same_person(people)
+        similar = _Similarity(self.embedder) if self.embedder is not None else None
         with self.db.write() as session:
-            for draft in drafts:
+            candidates = self._candidates(
+                session, [d.occurred_at for d in drafts] + [m.timestamp for m in messages]
+            )
+            for draft in (self._with_people(d, people) for d in drafts):
                 if self._answered_before_seen(session, bot_id, draft):
                     continue
+                final = self._final(session, bot_id, draft, candidates, same, similar)
+                if final is None:
+                    counts["unchanged"] += 1
+                    continue
                 key, outcome = self.repo.upsert(
-                    session, user_id=self.user_id, bot_id=bot_id, draft=draft, extractor=source, now=now
+                    session, user_id=self.user_id, bot_id=bot_id, draft=final, extractor=source, now=now
                 )
                 counts[outcome] += 1
+                candidates[key] = merge.candidate(key, final)
                 if outcome != "unchanged":
-                    changed.append((key, draft))
-            self.index.index_keywords(session, self.user_id, changed)
-        self.index.embed(self.user_id, changed)
-        return counts["created"], counts["updated"], counts["unchanged"], [k for k, _ in changed]
+                    changed[key] = final
+            # Closures the extractor could not see (another channel, or an LLM that ignores them).
+            for key, closed in closure.close(messages, candidates.values(), same).items():
+                self.repo.upsert(
+                    session, user_id=self.user_id, bot_id=bot_id, draft=closed, extractor=source, now=now
+                )
+                changed[key] = closed
+                counts["updated"] += 1
+            self.index.index_keywords(session, self.user_id, list(changed.items()))
+        self.index.embed(self.user_id, list(changed.items()))
+        return counts["created"], counts["updated"], counts["unchanged"], list(changed)
+
+    def _final(
+        self, session: Session, bot_id: str, draft: InsightDraft, candidates: dict[str, merge.Candidate],
+        same: Callable[[str | None, str | None], bool], similar: Callable[[str, str], float] | None = None,
+    ) -> InsightDraft | None:  # fmt: skip
+        """What to store for this draft: itself, itself plus merged restatements, or the item it joins.
+
+        None when the draft was merged before and says nothing new.
+        """
+        own = session.get(InsightRow, insight_id(bot_id, draft.dedupe_key))
+        if own is not None:
+            return merge.refresh(to_draft(own), draft)
+        alias = self.repo.alias(session, bot_id, draft.dedupe_key)
+        target: InsightRow | None = None
+        if alias is not None:
+            if alias.content_hash == content_hash(draft):
+                return None
+            target = session.get(InsightRow, alias.insight_id)
+        else:
+            found = merge.find_target(draft, candidates.values(), same, similar)
+            target = session.get(InsightRow, found.id) if found else None
+        if target is None:
+            return draft
+        self.repo.set_alias(session, user_id=self.user_id, bot_id=bot_id, draft=draft, insight=target.id)
+        return merge.merge(to_draft(target), draft)
+
+    def _candidates(self, session: Session, times: list[int]) -> dict[str, merge.Candidate]:
+        if not times:
+            return {}
+        rows = self.repo.rows_between(
+            session, self.user_id, min(times) - merge.WINDOW_MS, max(times) + merge.WINDOW_MS
+        )
+        return {r.id: merge.candidate(r.id, to_draft(r)) for r in rows}
+
+    def _with_people(self, draft: InsightDraft, people: Callable[[str], str]) -> InsightDraft:
+        """Owners and addressees as the identity directory names them (one person across platforms)."""
+        owner = people(draft.owner) if draft.owner else None
+        addressed = tuple(dict.fromkeys(people(a) for a in draft.addressed_to))
+        if owner == draft.owner and addressed == draft.addressed_to:
+            return draft
+        title = draft.title
+        if draft.owner and owner and title.startswith(f"{draft.owner}: "):
+            title = f"{owner}: {title[len(draft.owner) + 2 :]}"
+        return draft.with_changes(owner=owner, addressed_to=addressed, title=title)
 
     def _answered_before_seen(self, session: Session, bot_id: str, draft: InsightDraft) -> bool:
         """A question answered before we ever stored it is no open loop: keep it out of the list.
@@ -179,7 +260,7 @@ class InsightPipeline:
         """
         if draft.kind is not InsightKind.QUESTION or draft.status is not InsightStatus.RESOLVED:
             return False
-        return session.get(InsightRow, insight_id(bot_id, draft.dedupe_key)) is None
+        return session.get(InsightRow, insight_id(bot_id, draft.dedupe_key, self.user_id)) is None
 
 
 def _batches(messages: list[ChatMessage]) -> list[list[ChatMessage]]:
@@ -188,3 +269,34 @@ def _batches(messages: list[ChatMessage]) -> list[list[ChatMessage]]:
         return [messages] if messages else []
     step = BATCH - OVERLAP
     return [messages[i : i + BATCH] for i in range(0, len(messages) - OVERLAP, step)]
+
+
+def _same_name(name: str) -> str:
+    return name
+
+
+def _same_person(people: Callable[[str], str]) -> Callable[[str | None, str | None], bool]:
+    def same(a: str | None, b: str | None) -> bool:
+        return bool(a and b) and people(a or "").casefold().lstrip("@") == people(b or "").casefold().lstrip(
+            "@"
+        )
+
+    return same
+
+
+class _Similarity:
+    """Cosine similarity of two statements, each embedded once per batch."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._vectors: dict[str, Any] = {}
+
+    def _vector(self, text: str) -> Any:
+        if text not in self._vectors:
+            vector = self._embedder.embed_documents([text])[0]
+            norm = float((vector @ vector) ** 0.5) or 1.0
+            self._vectors[text] = vector / norm
+        return self._vectors[text]
+
+    def __call__(self, a: str, b: str) -> float:
+        return float(self._vector(a) @ self._vector(b))

@@ -7,10 +7,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.storage.db import Database, chunked
+from app.core.storage.db import chunked
 from insights.model import (
     Importance,
     Insight,
@@ -24,8 +24,8 @@ from insights.model import (
 )
 from insights.tables import (
     InsightAccessRow,
+    InsightAliasRow,
     InsightCursorRow,
-    InsightLLMUsageRow,
     InsightRow,
     InsightWeightRow,
 )
@@ -90,7 +90,7 @@ class InsightRepository:
         self, session: Session, *, user_id: str, bot_id: str, draft: InsightDraft, extractor: str, now: int
     ) -> tuple[str, str]:
         """Insert or update by (botId, dedupeKey); returns (id, "created" | "updated" | "unchanged")."""
-        key = insight_id(bot_id, draft.dedupe_key)
+        key = insight_id(bot_id, draft.dedupe_key, user_id)
         digest = content_hash(draft)
         row = session.get(InsightRow, key)
         if row is not None and row.content_hash == digest:
@@ -156,6 +156,35 @@ class InsightRepository:
     def record_access(self, session: Session, *, user_id: str, insight: str, kind: str, at: int) -> None:
         session.add(InsightAccessRow(insight_id=insight, user_id=user_id, kind=kind, at=at))
 
+    # -- merged restatements -----------------------------------------------------------------------
+    def alias(self, session: Session, bot_id: str, dedupe_key: str) -> InsightAliasRow | None:
+        return session.get(InsightAliasRow, (bot_id, dedupe_key))
+
+    def set_alias(
+        self, session: Session, *, user_id: str, bot_id: str, draft: InsightDraft, insight: str
+    ) -> None:
+        row = self.alias(session, bot_id, draft.dedupe_key)
+        if row is None:
+            session.add(
+                InsightAliasRow(
+                    bot_id=bot_id, dedupe_key=draft.dedupe_key, user_id=user_id, insight_id=insight,
+                    content_hash=content_hash(draft),
+                )
+            )  # fmt: skip
+        else:
+            row.insight_id, row.content_hash = insight, content_hash(draft)
+
+    def rows_between(self, session: Session, user_id: str, start: int, end: int) -> list[InsightRow]:
+        return list(
+            session.scalars(
+                select(InsightRow).where(
+                    InsightRow.user_id == user_id,
+                    InsightRow.occurred_at >= start,
+                    InsightRow.occurred_at <= end,
+                )
+            )
+        )
+
     # -- incremental generation ------------------------------------------------------------------
     def cursors(self, session: Session, user_id: str) -> dict[tuple[str, str], int]:
         rows = session.scalars(select(InsightCursorRow).where(InsightCursorRow.user_id == user_id))
@@ -173,30 +202,3 @@ class InsightRepository:
             )
         else:
             row.last_row_id, row.last_run_at = row_id, at
-
-
-class SqlUsageLedger:
-    """LLM token use kept in SQLite so the daily cap holds across processes and restarts."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
-    def tokens_used_since(self, since_ms: int) -> int:
-        used = InsightLLMUsageRow.prompt_tokens + InsightLLMUsageRow.completion_tokens
-        with self._db.read() as session:
-            total = session.scalar(
-                select(func.coalesce(func.sum(used), 0)).where(InsightLLMUsageRow.at >= since_ms)
-            )
-            return int(total or 0)
-
-    def record(self, *, at: int, model: str, prompt_tokens: int, completion_tokens: int, cost: float) -> None:
-        with self._db.write() as session:
-            session.add(
-                InsightLLMUsageRow(
-                    at=at,
-                    model=model,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                    cost=cost,
-                )
-            )

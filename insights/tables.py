@@ -1,4 +1,4 @@
-"""SQLAlchemy tables of the insights feature (migration: insights_0001_tables)."""
+"""SQLAlchemy tables of the insights feature (migrations: insights_0001_tables, insights_0002_lifecycle)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class InsightRow(Base):
     updated_at: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (
-        Index("ux_insights_bot_dedupe", "bot_id", "dedupe_key", unique=True),
+        Index("ux_insights_user_bot_dedupe", "user_id", "bot_id", "dedupe_key", unique=True),
         Index("ix_insights_user_kind_status", "user_id", "kind", "status"),
         Index("ix_insights_user_updated", "user_id", "updated_at"),
     )
@@ -89,16 +89,43 @@ class InsightCursorRow(Base):
     last_run_at: Mapped[int] = mapped_column(BigInteger)
 
 
-class InsightLLMUsageRow(Base):
-    """Token use of the LLM extractor, for cost display and the daily cap."""
+class InsightAliasRow(Base):
+    """A restatement merged into another insight: (botId, dedupeKey) of the draft → the insight it joined.
 
-    __tablename__ = "insight_llm_usage"
+    Kept so a later run merges the same draft into the same insight instead of re-creating it.
+    """
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    __tablename__ = "insight_aliases"
+
+    bot_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64))
+    insight_id: Mapped[str] = mapped_column(String(36))
+    content_hash: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (Index("ix_insight_aliases_insight", "insight_id"),)
+
+
+class InsightStateRow(Base):
+    """The lifecycle a user set on an insight (done, dismissed, snoozed until, open again).
+
+    Separate from the extracted row so re-extraction never overwrites what the user decided.
+    """
+
+    __tablename__ = "insight_states"
+
+    insight_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))
+    until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     at: Mapped[int] = mapped_column(BigInteger)
-    model: Mapped[str] = mapped_column(String(200))
-    prompt_tokens: Mapped[int] = mapped_column(Integer)
-    completion_tokens: Mapped[int] = mapped_column(Integer)
-    cost: Mapped[float] = mapped_column(Float)
 
-    __table_args__ = (Index("ix_insight_llm_usage_at", "at"),)
+
+class InsightIdentityRow(Base):
+    """A name the user goes by in chats (the first-run "who are you?" answer); drives open loops."""
+
+    __tablename__ = "insight_identities"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(256), primary_key=True)
+    at: Mapped[int] = mapped_column(BigInteger)

@@ -24,6 +24,8 @@ from sqlalchemy.orm import Session
 from app.core.clock import Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import Conflict, InvalidInput, NotFound, StorageError
+from app.core.privacy.injection import FLAG as INJECTION_FLAG
+from app.core.privacy.injection import injection_signals
 from app.core.storage import audit
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
@@ -111,6 +113,9 @@ class KnowledgeBase:
         vectors = self._embed(chunks, report)
         document_id = uuid.uuid4().hex
         now = self.clock.now_ms()
+        # Flag, never block: a document that reads like instructions to a model is marked untrusted.
+        signals = injection_signals(parsed.full_text())
+        flags = {"flags": [INJECTION_FLAG]} if signals else {}
         row = RagDocumentRow(
             id=document_id,
             user_id=user_id,
@@ -120,7 +125,7 @@ class KnowledgeBase:
             total_chunks=len(chunks),
             blob_path=self.blobs.relative_path(document_id, file_name),
             uploaded_at=now,
-            metadata_={**parsed.metadata, **(extra_metadata or {})},
+            metadata_={**parsed.metadata, **(extra_metadata or {}), **flags},
             content_hash=content_hash,
             format=parsed.format.value,
             content=parsed.full_text(),
@@ -160,6 +165,12 @@ class KnowledgeBase:
                     entity_id=document_id,
                     details={"fileName": file_name, "chunks": len(chunks)},
                 )
+                if signals:
+                    audit.record(
+                        session, user_id=user_id, at=now, actor=actor, action="flag",
+                        entity_type="rag_document", entity_id=document_id,
+                        details={"flags": [INJECTION_FLAG], "signals": signals},
+                    )  # fmt: skip
                 self.keywords.upsert(
                     session,
                     CHUNK_KIND,

@@ -16,8 +16,10 @@ from app import __version__
 from app.api.deps import bearer_scheme
 from app.api.errors import install_error_handlers
 from app.api.routes import (
+    backup,
     brief,
     connectors,
+    deletion,
     files,
     forgetting,
     health,
@@ -25,6 +27,7 @@ from app.api.routes import (
     insights,
     kb,
     messages,
+    privacy,
     search,
     stats,
 )
@@ -45,8 +48,11 @@ ROUTERS = (
     forgetting.router,
     kb.router,
     importing.router,
+    deletion.router,
+    backup.router,
     brief.router,
     files.router,
+    privacy.router,
 )
 
 DESCRIPTION = (

@@ -33,6 +33,11 @@ STATUS_BY_TYPE: dict[type[e.StrataError], int] = {
     e.Conflict: 409,
     e.AuthError: 401,
     e.LLMError: 502,
+    # The user's own daily cap, not a fault: retrying today cannot succeed.
+    e.LLMCapReached: 429,
+    e.LLMAuthFailed: 502,
+    e.LLMRateLimited: 429,
+    e.LLMUnavailable: 503,
     e.ConnectorError: 502,
     e.ConnectorAuthFailed: 502,
     e.ConnectorRateLimited: 429,

@@ -80,6 +80,9 @@ class SearchIn(BaseModel):
     until: str | int | None = Field(
         None, description="ISO date/time or Unix ms; a bare date means end of day"
     )
+    reveal: bool = Field(
+        False, description="return detected secrets verbatim (refused unless [privacy] allow_reveal = true)"
+    )
 
 
 class HitOut(BaseModel):
@@ -161,6 +164,46 @@ class PinIn(BaseModel):
 
 class DeletedOut(BaseModel):
     deleted: int
+
+
+# -- bulk deletion, export and backup (issue 13, lifecycle) -------------------------------------
+class MessageSelectorIn(BaseModel):
+    """Which messages a bulk deletion means; at least one field is required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    platform: str | None = Field(None, max_length=64)
+    channel: str | None = Field(None, max_length=512)
+    person: str | None = Field(None, max_length=512)
+    since: str | None = Field(None, description="ISO-8601 date/time or Unix ms, inclusive")
+    before: str | None = Field(None, description="ISO-8601 date/time or Unix ms, exclusive")
+
+
+class DeletionPlanOut(BaseModel):
+    selector: dict[str, Any]
+    count: int
+    first: str | None
+    last: str | None
+    byChannel: list[dict[str, Any]]
+    sample: list[dict[str, Any]]
+
+
+class DeletionReportOut(BaseModel):
+    deleted: int
+    ids: list[int]
+    filesPurged: bool
+    derived: dict[str, int]
+
+
+class FolderNameIn(BaseModel):
+    """Name of the new folder under the data dir's `exports/` or `backups/` (default: a timestamp).
+
+    REST callers (agents included) cannot write anywhere else on the computer.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 class StatsOut(BaseModel):

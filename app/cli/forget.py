@@ -51,11 +51,16 @@ def run_command(
     ctx: typer.Context,
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; change nothing."),
     user: str = typer.Option(None, "--user", help="User id (default: the configured user)."),
+    include_undone: bool = typer.Option(
+        False, "--include-undone", help="Also forget records of runs you undid (left alone by default)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run report as JSON."),
 ) -> None:
     """Run one forgetting cycle now: promote, archive and summarize records past their tier's age."""
     svc = services(ctx)
-    report = guarded(lambda: svc.forgetting.run(user, dry_run=dry_run, trigger="cli")).to_dict()
+    report = guarded(
+        lambda: svc.forgetting.run(user, dry_run=dry_run, trigger="cli", include_undone=include_undone)
+    ).to_dict()
     if as_json:
         print_json(report)
     else:
@@ -83,8 +88,21 @@ def status_command(
     )
     if sched["active"]:
         typer.echo(f"scheduler: active on {sched['host']} (pid {sched['pid']}), next run {status['nextRun']}")
+    elif sched["host"] and sched["pid"]:
+        typer.echo(
+            f"scheduler: not running (its host {sched['host']} pid {sched['pid']} stopped answering); "
+            "start `strata serve` or the app"
+        )
     else:
         typer.echo("scheduler: not running here (start `strata serve` or the app); next run: unknown")
+    waiting = status.get("pendingPlan")
+    if waiting:
+        console.print(
+            f"[yellow]waiting for you:[/yellow] a scheduled run would archive {waiting['archive']} records "
+            f"and write {waiting['summaries']} summaries (run {waiting['runId']}). "
+            "Preview: `strata forget run --dry-run`; run: `strata forget run`; "
+            "not now: `strata forget dismiss`"
+        )
     last = status["lastRun"]
     if last:
         typer.echo(f"last run: {last['runId']} {last['status']} at {last['startedAt']} ({last['trigger']})")
@@ -120,3 +138,17 @@ def undo_command(
             typer.echo(result["message"])
     if result["status"] == "skipped_locked":
         raise typer.Exit(1)
+
+
+@forget_app.command("dismiss")
+def dismiss_command(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """'Not now' for a scheduled run waiting for you: hide it and pause scheduled runs for a day."""
+    svc = services(ctx)
+    result = guarded(lambda: svc.forgetting.dismiss_pending())
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(f"{result['runId']}: not now; scheduled runs resume at {result['resumesAt']}")

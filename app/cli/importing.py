@@ -57,7 +57,9 @@ def import_jsonl(
         file.open("rb") as handle,
         progress_bar(f"importing {file.name}", total, enabled=not as_json) as update,
     ):
-        result = guarded(lambda: svc.memory.ingest(parse_jsonl(handle), progress=update, total=total))
+        # Lines without a user_id belong to the configured user (STRATA_USER_ID), not to "local".
+        lines = parse_jsonl(handle, default_user=svc.settings.user_id)
+        result = guarded(lambda: svc.memory.ingest(lines, progress=update, total=total))
     report(result, as_json)
 
 

@@ -1,4 +1,5 @@
-"""`strata insights generate|list|show|favorite|brief [--json]`: insights from the terminal."""
+"""`strata insights generate|list|show|favorite|brief [--json]`: insights from the terminal (the
+lifecycle commands done / dismiss / snooze / reopen / me are in insights_lifecycle)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import typer
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
+from app.cli.insights_lifecycle import add_lifecycle_commands, resolve_id
 from app.core.clock import iso
 
 insights_app = typer.Typer(help="Decisions, action items, deadlines, open questions … found in your chats.")
@@ -33,6 +35,8 @@ def generate(
         f"{report.created} new, {report.updated} updated, {report.unchanged} unchanged "
         f"(extractor: {', '.join(report.extractors) or 'none'})"
     )
+    for notice in report.notices:
+        console.print(f"[yellow]warning:[/yellow] {notice}; rules were used (see `strata llm usage`)")
 
 
 @insights_app.command("list")
@@ -44,6 +48,9 @@ def list_insights(
     state: str = typer.Option(None, help="active or dormant."),
     kind: str = typer.Option(None, help="decision, action_item, deadline, question, blocker or meeting."),
     status: str = typer.Option(None, help="open or resolved."),
+    lifecycle: str = typer.Option(
+        None, "--lifecycle", help="open (default), done, dismissed, snoozed or all."
+    ),
     query: str = typer.Option(None, "--query", "-q", help="Search insights by words and meaning instead."),
     limit: int = typer.Option(20, help="How many to show."),
     as_json: bool = JSON,
@@ -62,6 +69,7 @@ def list_insights(
                 kind=kind,
                 status=status,
                 limit=limit,
+                lifecycle_state=lifecycle,
             )
         )
     if as_json:
@@ -82,7 +90,7 @@ def list_insights(
             d.title,
             d.importance.value,
             due,
-            d.status.value,
+            r.insight.lifecycle,
             f"{r.score:.3f}{star}",
         )
     console.print(table if items else "no insights yet: run `strata insights generate`")
@@ -96,7 +104,7 @@ def show(
 ) -> None:
     """One insight with details, timeline and evidence (counts as a view)."""
     svc = services(ctx)
-    r = guarded(lambda: svc.insights.get(_resolve(svc, insight_id)))
+    r = guarded(lambda: svc.insights.get(resolve_id(svc, insight_id)))
     if as_json:
         print_json(r.to_dict())
         return
@@ -104,11 +112,15 @@ def show(
     console.print(
         f"[bold]{d.title}[/bold]  ({d.kind.value}, {d.importance.value}/{d.urgency.value}, {d.task_label})"
     )
+    owner = f"owner {d.owner} · " if d.owner else ""
+    console.print(f"{owner}{r.insight.lifecycle} · {d.platform}/{d.channel}")
     console.print(d.description)
     for line in d.details:
         console.print(f"  • {line}")
     for event in d.timeline:
         console.print(f"  {(iso(event.at) or '')[:16]}  {event.event}  [dim]{event.message_id or ''}[/dim]")
+    if r.insight.lifecycle_set_at is not None:
+        console.print(f"  {(iso(r.insight.lifecycle_set_at) or '')[:16]}  you set it {r.insight.lifecycle}")
     console.print(f"evidence: {', '.join(d.evidence)}")
     console.print(
         f"score {r.score:.3f} = value {r.value.total:.3f} × weight {r.multiplier:.2f}; {r.state}, {r.trend}"
@@ -124,7 +136,7 @@ def favorite(
 ) -> None:
     """Favorite an insight: +0.10 value and a ×1.5 weight boost for 7 days."""
     svc = services(ctx)
-    r = guarded(lambda: svc.insights.favorite(_resolve(svc, insight_id), not remove))
+    r = guarded(lambda: svc.insights.favorite(resolve_id(svc, insight_id), not remove))
     if as_json:
         print_json(r.to_dict(full=False))
         return
@@ -163,9 +175,4 @@ def brief(
         console.print("nothing open: no loops found for " + ", ".join(loops.identities))
 
 
-def _resolve(svc: object, given: str) -> str:
-    """Accept the 8-character prefix the table shows."""
-    if len(given) >= 36:
-        return given
-    matches = [r.id for r in svc.insights.list_insights(limit=500) if r.id.startswith(given)]  # type: ignore[attr-defined]
-    return matches[0] if len(matches) == 1 else given
+add_lifecycle_commands(insights_app)

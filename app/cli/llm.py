@@ -1,4 +1,4 @@
-"""`strata llm status|set-key|clear-key`: the optional OpenAI-compatible LLM and its API key."""
+"""`strata llm status|set-key|clear-key|usage`: the optional OpenAI-compatible LLM, its key and its usage."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from app.cli.context import console, guarded, print_json, state
 
 if TYPE_CHECKING:
     from app.core.settings import Settings
-    from app.services.llm import LLMKeys
+    from app.services.llm import LLMKeys, UsageReport
 
 llm_app = typer.Typer(
     help="The optional OpenAI-compatible LLM for summaries and insights, and its API key.",
@@ -76,3 +76,62 @@ def clear_key_command(ctx: typer.Context) -> None:
     source = guarded(keys.status).source
     if source.startswith("env:"):
         console.print(f"[yellow]note:[/yellow] {source[4:]} is still set and is what calls use")
+
+
+@llm_app.command("usage")
+def usage_command(
+    ctx: typer.Context,
+    days: int = typer.Option(30, "--days", min=1, max=3650, help="How many days of history to show."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Tokens and cost used today against the daily caps, and per day, feature and model."""
+    # Only the settings and the database: no vector index or embedding model is opened for this.
+    from app.core.clock import SystemClock
+    from app.core.storage.db import Database
+    from app.core.storage.migrate import migrate
+    from app.services.llm import usage_report
+
+    settings, _ = _open(ctx)
+
+    def report() -> UsageReport:
+        db = Database(settings.layout.ensure().database)
+        try:
+            migrate(db)
+            return usage_report(settings, db, SystemClock(), days=days)
+        finally:
+            db.dispose()
+
+    usage = guarded(report)
+    if as_json:
+        print_json(usage.to_dict())
+        return
+    print_usage(usage)
+
+
+def print_usage(usage: UsageReport) -> None:
+    from rich.table import Table
+
+    cap = usage.daily_token_cap
+    cost_cap = f" of ${usage.daily_cost_cap:.2f}" if usage.daily_cost_cap else ""
+    console.print(
+        f"today ({usage.day}, UTC): {usage.tokens_today:,} of {cap:,} tokens "
+        f"({100 * usage.tokens_today / cap if cap else 100:.0f}%), ${usage.cost_today:.4f}{cost_cap}"
+        f"; LLM {'enabled' if usage.enabled else 'disabled'}, model {usage.model}"
+    )
+    if usage.cap_reached_today:
+        console.print(
+            "[yellow]the daily cap was reached today:[/yellow] calls were refused (nothing sent) and "
+            "rule-based summaries and insights were used; raise [llm] daily_token_cap to allow more"
+        )
+    if not usage.lines:
+        console.print("no LLM calls recorded")
+        return
+    table = Table()
+    for column in ("day", "feature", "model", "calls", "capped", "errors", "tokens", "cost $", "redacted"):
+        table.add_column(column, justify="right" if column not in ("day", "feature", "model") else "left")
+    for line in usage.lines:
+        table.add_row(
+            line.day, line.feature, line.model, str(line.calls), str(line.capped), str(line.errors),
+            f"{line.prompt_tokens + line.completion_tokens:,}", f"{line.cost:.4f}", str(line.redactions),
+        )  # fmt: skip
+    console.print(table)

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from app import __version__
+from app.cli.backup import backup_command, export_command, restore_command
 from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
 from app.cli.context import state
@@ -18,6 +19,8 @@ from app.cli.kb import kb_app
 from app.cli.llm import llm_app
 from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
+from app.cli.messages import messages_app
+from app.cli.privacy import privacy_app
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
@@ -61,16 +64,21 @@ cli.add_typer(kb_app, name="kb")
 cli.add_typer(files_app, name="files")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
+cli.add_typer(messages_app, name="messages")
 cli.command("search")(search_command)
 cli.command("stats")(stats_command)
 cli.command("brief")(brief_command)
 cli.command("doctor")(doctor_command)
 cli.command("demo")(demo_command)
+cli.command("export")(export_command)
+cli.command("backup")(backup_command)
+cli.command("restore")(restore_command)
 cli.command("ui")(ui_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)
 cli.add_typer(mcp_app, name="mcp")
 cli.add_typer(llm_app, name="llm")
+cli.add_typer(privacy_app, name="privacy")
 
 
 def run() -> None:

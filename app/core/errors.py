@@ -13,6 +13,10 @@
     ├── Conflict                     duplicate upload, lock held, concurrent change
     ├── AuthError                    missing or wrong local token
     ├── LLMError                     optional LLM endpoint failed (callers fall back)
+    │   ├── LLMCapReached            the daily token or cost cap would be passed; nothing was sent
+    │   ├── LLMAuthFailed            401/403 from the endpoint: key missing, wrong or without access
+    │   ├── LLMRateLimited           429 from the endpoint (rate or quota)
+    │   └── LLMUnavailable           endpoint down, 5xx, timeout, network error
     └── ConnectorError               platform errors, converted at the connector seam
         ├── ConnectorAuthFailed      token revoked or wrong
         ├── ConnectorRateLimited     429; `retry_after` seconds when the platform said
@@ -85,6 +89,22 @@ class AuthError(StrataError):
 
 class LLMError(StrataError):
     code = "llm_error"
+
+
+class LLMCapReached(LLMError):
+    code = "llm_cap_reached"
+
+
+class LLMAuthFailed(LLMError):
+    code = "llm_auth_failed"
+
+
+class LLMRateLimited(LLMError):
+    code = "llm_rate_limited"
+
+
+class LLMUnavailable(LLMError):
+    code = "llm_unavailable"
 
 
 class ConnectorError(StrataError):

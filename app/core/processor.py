@@ -21,6 +21,8 @@ from app.core.domain import Attachment, IngestError, IngestResult, RawMessage, T
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput
 from app.core.events import Change, EventBus
+from app.core.privacy.injection import FLAG as INJECTION_FLAG
+from app.core.privacy.injection import injection_signals
 from app.core.storage import audit
 from app.core.storage.db import Database, chunked
 from app.core.storage.keyword import KeywordIndex
@@ -86,6 +88,7 @@ class Processor:
         events: EventBus | None = None,
         batch_size: int = 256,
         max_message_bytes: int = 10 * 1024 * 1024,
+        flag_injections: bool = True,
     ) -> None:
         self.db = db
         self.vectors = vectors
@@ -95,6 +98,7 @@ class Processor:
         self.events = events
         self.batch_size = batch_size
         self.max_message_bytes = max_message_bytes
+        self.flag_injections = flag_injections
         self.messages = MessageRepository()
 
     @property
@@ -181,6 +185,8 @@ class Processor:
                         updated += 1
                     changed_rows.append(row)
             session.flush()
+            if self.flag_injections:
+                self._flag_injections(session, changed_rows, now, actor)
             for user_id in {r.user_id for r in changed_rows}:
                 self.keywords.upsert(
                     session,
@@ -207,6 +213,26 @@ class Processor:
         return IngestResult(
             imported=imported, duplicates=duplicates, updated=updated, errors=tuple(errors), ids=ids
         )
+
+    @staticmethod
+    def _flag_injections(session: Session, rows: Sequence[RawMessageRow], now: int, actor: str) -> None:
+        """Flag, never block: text that reads like instructions to a model gets a metadata flag and
+        an audit row, so agents and the UI can treat it as untrusted data."""
+        for row in rows:
+            signals = injection_signals(row.content)
+            flags = [f for f in (row.metadata_ or {}).get("flags") or [] if f != INJECTION_FLAG]
+            if signals:
+                flags.append(INJECTION_FLAG)
+                audit.record(
+                    session, user_id=row.user_id, at=now, actor=actor, action="flag",
+                    entity_type="raw_message", entity_id=row.id,
+                    details={"flags": [INJECTION_FLAG], "signals": signals},
+                )  # fmt: skip
+            elif "flags" not in (row.metadata_ or {}):
+                continue
+            # A new dict: SQLAlchemy's JSON column notices reassignment, not in-place edits.
+            meta = {k: v for k, v in (row.metadata_ or {}).items() if k != "flags"}
+            row.metadata_ = {**meta, "flags": flags} if flags else meta
 
     def _all_unchanged(self, cleaned: dict[tuple[str, str, str], RawMessage]) -> bool:
         by_user: dict[str, list[RawMessage]] = {}

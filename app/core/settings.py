@@ -33,7 +33,12 @@ class LLMSettings(BaseModel):
     enabled: bool = False
     base_url: str | None = None
     model: str = "gpt-4o-mini"
-    daily_token_cap: int = 200_000
+    daily_token_cap: int = Field(default=200_000, ge=0)
+    # US dollars per UTC day across every feature; 0 = no cost cap (the token cap still holds).
+    daily_cost_cap: float = Field(default=0.0, ge=0.0)
+    # Prices in US dollars per million tokens, for the usage ledger's cost column.
+    prompt_price_per_million: float = Field(default=0.15, ge=0.0)
+    completion_price_per_million: float = Field(default=0.60, ge=0.0)
     timeout_seconds: float = 60.0
 
 
@@ -66,6 +71,9 @@ class ForgettingSettings(BaseModel):
     max_candidates_per_tier: int = Field(default=500, ge=3)
     use_llm: bool = True
     retention: list[RetentionRuleSettings] = Field(default_factory=list)
+    # A scheduled run that would archive more records than this waits for the user (preview /
+    # run / not now) instead of applying; runs the user starts always apply.
+    confirm_above_records: int = Field(default=200, ge=0)
 
 
 class KnowledgeBaseSettings(BaseModel):
@@ -114,6 +122,23 @@ class MemoryFilesSettings(BaseModel):
     projects: list[ProjectSettings] = Field(default_factory=list)
 
 
+RedactClass = Literal["secrets", "cards", "ibans", "emails", "phones"]
+REDACT_CLASSES: tuple[RedactClass, ...] = ("secrets", "cards", "ibans", "emails", "phones")
+
+
+class PrivacySettings(BaseModel):
+    """What is masked before text leaves the machine (LLM prompts, MCP and REST results)."""
+
+    # Classes masked in MCP/REST results and LLM prompts; secrets are always masked in prompts.
+    redact: list[RedactClass] = Field(default_factory=lambda: list(REDACT_CLASSES))
+    # Regions whose national phone formats are recognized; "+<country code>" numbers always are.
+    phone_regions: list[str] = Field(default_factory=lambda: ["US"])
+    # Whether `reveal=true` on a REST or MCP request may return the verbatim text.
+    allow_reveal: bool = False
+    # Flag (never block) ingested text that reads like instructions to an AI model.
+    flag_injections: bool = True
+
+
 class ApiSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 3415
@@ -139,6 +164,7 @@ class Settings(BaseSettings):
     api: ApiSettings = Field(default_factory=ApiSettings)
     kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
     files: MemoryFilesSettings = Field(default_factory=MemoryFilesSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"
 

@@ -96,8 +96,8 @@ class BriefService:
         you: dict[str, Any] = {"identities": list(names)}
         if not names:
             you["hint"] = (
-                "the user's own names are not configured, so open loops cannot be split into "
-                "theirs and others'; set insights.identities (Settings, or settings.toml)"
+                "the user's own names are not known, so open loops cannot be split into theirs "
+                "and others'; ask the user, then run `strata insights me NAME…` (or PUT /api/insights/me)"
             )
         body: dict[str, Any] = {
             "generatedAt": iso(now),

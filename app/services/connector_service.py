@@ -57,7 +57,7 @@ class ConnectorService:
         self.events = events
         self.registry = registry or default_registry()
         self.retry = retry or RetryPolicy()
-        self.states = ConnectorStateStore(db)
+        self.states = ConnectorStateStore(db, user_id)
         self.identities = IdentityStore(db, user_id)
         self.runner = SyncRunner(self.states, self._store, self._delete, clock)
         self._messages = MessageRepository()

@@ -13,4 +13,4 @@ DEMO_FILE = ("demo", "conversation.jsonl")
 def load_demo(memory: MemoryService) -> IngestResult:
     """Ingest the demo conversation; a no-op after the first time (same message ids)."""
     with resource_path(*DEMO_FILE).open("rb") as handle:
-        return memory.ingest(parse_jsonl(handle), actor="demo")
+        return memory.ingest(parse_jsonl(handle, default_user=memory.user_id), actor="demo")

@@ -12,10 +12,12 @@ from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
+from app.core.llm.base import LLM
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
 from app.core.settings import ForgettingSettings, LLMSettings
 from app.core.storage.db import Database
+from app.core.storage.erasure import ErasedRow
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.models import MemorySummaryRow
 from app.core.storage.vectors import VectorStore
@@ -23,16 +25,19 @@ from forgetting import lock as locks
 from forgetting import schedule, store, summaries
 from forgetting.config import ForgetConfig, RetentionOverride
 from forgetting.llm_summarizer import LLMSummarizer
+from forgetting.pending import PendingPlans
 from forgetting.planner import ForgetPlan
 from forgetting.runner import ForgetRunner
-from forgetting.runs import DISABLED, RunReport, UndoReport
+from forgetting.runs import COMPLETED, COMPLETED_WITH_ERRORS, DISABLED, RunReport, UndoReport
+from forgetting.source_deletion import SourceDeletion
 from forgetting.summaries import StoredSummary
 from forgetting.summarizer import Summarizer
 from forgetting.summary_index import SummaryIndex
 
 log = logging.getLogger(__name__)
 
-LLMClientFactory = Callable[[], Any]
+# Builds the guarded LLM when a run needs it (preparing the transport may fail on bad settings).
+LLMFactory = Callable[[], LLM]
 
 
 def config_from_settings(settings: ForgettingSettings) -> ForgetConfig:
@@ -63,7 +68,7 @@ class ForgettingService:
         user_id: str,
         settings: ForgettingSettings | None = None,
         llm: LLMSettings | None = None,
-        llm_client_factory: LLMClientFactory | None = None,
+        llm_factory: LLMFactory | None = None,
         keywords: KeywordIndex | None = None,
         rrf_k: int = 60,
     ) -> None:
@@ -72,7 +77,7 @@ class ForgettingService:
         self.user_id = user_id
         self.settings = settings or ForgettingSettings()
         self.llm = llm or LLMSettings()
-        self.llm_client_factory = llm_client_factory
+        self.llm_factory = llm_factory
         self.config = config_from_settings(self.settings)
         keywords = keywords or KeywordIndex()
         self.summaries = SummaryIndex(db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k)
@@ -86,13 +91,27 @@ class ForgettingService:
             llm_summarizer=self._llm_summarizer,
         )
         self._job: Any = None
+        self.source_deletion = SourceDeletion(db, clock, self.summaries, keywords=keywords)
+        self.pending = PendingPlans(db, clock, self.runner, confirm_above=self.settings.confirm_above_records)
 
     # -- use cases ----------------------------------------------------------------------------
-    def preview(self, user_id: str | None = None) -> ForgetPlan:
-        return self.runner.preview(user_id or self.user_id)
+    def preview(self, user_id: str | None = None, *, include_undone: bool = False) -> ForgetPlan:
+        return self.runner.preview(user_id or self.user_id, include_undone=include_undone)
 
-    def run(self, user_id: str | None = None, *, dry_run: bool = False, trigger: str = "manual") -> RunReport:
-        return self.runner.run(user_id or self.user_id, dry_run=dry_run, trigger=trigger)
+    def run(
+        self,
+        user_id: str | None = None,
+        *,
+        dry_run: bool = False,
+        trigger: str = "manual",
+        include_undone: bool = False,
+    ) -> RunReport:
+        """Run now; the user starting it is the confirmation, so no threshold applies."""
+        user = user_id or self.user_id
+        report = self.runner.run(user, dry_run=dry_run, trigger=trigger, include_undone=include_undone)
+        if not dry_run and report.status in (COMPLETED, COMPLETED_WITH_ERRORS):
+            self.pending.resolve(user, report.run_id)
+        return report
 
     def run_all(self, *, trigger: str = "schedule") -> list[RunReport]:
         """One run per user that has messages (the scheduled job)."""
@@ -112,7 +131,11 @@ class ForgettingService:
             ]
         with self.db.read() as session:
             users = store.user_ids(session) or [self.user_id]
-        return [self.run(u, trigger=trigger) for u in users]
+        return [self.pending.run_or_wait(u, trigger=trigger) for u in users]
+
+    def dismiss_pending(self, user_id: str | None = None) -> dict[str, Any]:
+        """ "Not now": hide the waiting plan and pause scheduled runs for a day."""
+        return self.pending.dismiss(user_id or self.user_id)
 
     def undo(self, run_id: str) -> UndoReport:
         if not run_id or not run_id.strip():
@@ -149,8 +172,14 @@ class ForgettingService:
             "recentRuns": [r.to_dict() for r in recent],
             "lock": ({**held.to_dict(), "active": held.expires_at > now} if held else None),
             "pendingCandidates": pending,
+            "pendingPlan": self.pending.current(user),
+            "confirmAboveRecords": self.settings.confirm_above_records,
             "summaries": int(summaries or 0),
         }
+
+    def on_messages_deleted(self, user_id: str, erased: list[ErasedRow]) -> dict[str, int]:
+        """Deletion hook: summaries quoting deleted messages are regenerated without them (or removed)."""
+        return self.source_deletion.apply(user_id, erased).counts()
 
     def summary(self, summary_id: str, user_id: str | None = None) -> StoredSummary:
         """The summary that replaced a group of archived messages (a record's `summary_ref_id`)."""
@@ -180,6 +209,7 @@ class ForgettingService:
             interval_minutes=self.settings.interval_minutes,
             first_run_in_seconds=first_run_in_seconds,
         )
+        schedule.register_heartbeat(scheduler, self.heartbeat)
         schedule.record(
             self.db,
             self.clock,
@@ -187,6 +217,12 @@ class ForgettingService:
             next_run_at=schedule.next_fire_ms(self._job),
         )
         return self._job
+
+    def heartbeat(self) -> None:
+        try:
+            schedule.beat(self.db, self.clock)
+        except Exception:  # a busy database must not kill the scheduler thread; the next beat retries
+            log.exception("forgetting scheduler heartbeat failed")
 
     def unschedule(self) -> None:
         if self._job is not None:
@@ -215,14 +251,14 @@ class ForgettingService:
 
     # -- LLM ----------------------------------------------------------------------------------
     def _llm_configured(self) -> bool:
-        return self.llm_client_factory is not None
+        return self.llm_factory is not None
 
     def _llm_summarizer(self) -> Summarizer | None:
-        if not (self.settings.use_llm and self.llm_client_factory is not None):
+        if not (self.settings.use_llm and self.llm_factory is not None):
             return None
         try:
-            client = self.llm_client_factory()
+            llm = self.llm_factory()
         except Exception as exc:  # a broken LLM config falls back to rules, reported in the log
             log.warning("LLM client unavailable, using rule-based summaries: %s", exc)
             return None
-        return LLMSummarizer(client, self.llm.model, max_key_points=self.config.max_key_points)
+        return LLMSummarizer(llm, max_key_points=self.config.max_key_points)

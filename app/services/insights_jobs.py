@@ -16,6 +16,8 @@ def run_generation(service: InsightsService) -> dict[str, Any]:
     """One incremental run: only conversations with new messages are analysed; ranks are refreshed."""
     report = service.generate()
     log.info("insight generation: %s", report.to_dict())
+    for notice in report.notices:  # e.g. the daily LLM cap: rules stood in, and the log says so
+        log.warning("insight generation: %s", notice)
     return report.to_dict()
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -10,12 +11,14 @@ from app.core.clock import DAY_MS, Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.llm.base import LLM
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorStore
-from app.services.llm import LLMClient, LLMKeys
-from insights import scoring, trends
+from app.services.insight_people import DirectoryPeople
+from connectors.identity import IdentityStore
+from insights import lifecycle, scoring, trends
 from insights.brief import OpenLoops, open_loops
 from insights.extractors import Extractor
 from insights.extractors.llm import LLMExtractor
@@ -24,7 +27,9 @@ from insights.index import InsightIndex
 from insights.model import Importance, InsightKind, InsightStatus
 from insights.pipeline import GenerationReport, InsightPipeline
 from insights.ranking import RankedInsight, rank
-from insights.repository import InsightRepository, SqlUsageLedger, to_insight, to_weights
+from insights.repository import InsightRepository, to_insight, to_weights
+
+MAX_IDENTITIES = 20
 
 SORTS = ("score", "value", "recent", "due", "importance", "urgency")
 STATES = ("active", "dormant")
@@ -47,6 +52,10 @@ class InsightsService:
         self.frequency_max = frequency_max
         self.events = events
         self.repo = InsightRepository()
+        self.states = lifecycle.LifecycleStore()
+        self.directory = IdentityStore(db, user_id)
+        # Owners are resolved through the identity directory on every run (it may have changed).
+        self.pipeline.people = lambda: DirectoryPeople(self.directory).canonical
 
     # -- generation --------------------------------------------------------------------------------
     def generate(
@@ -78,9 +87,16 @@ class InsightsService:
     def list_insights(
         self, *, sort: str = "score", label: str | None = None, importance: str | None = None,
         state: str | None = None, kind: str | None = None, status: str | None = None,
-        limit: int = 50, offset: int = 0,
+        limit: int = 50, offset: int = 0, lifecycle_state: str | None = None,
     ) -> list[RankedInsight]:  # fmt: skip
+        """Open items by default; done, dismissed and snoozed ones only when asked for (or "all").
+
+        `status=resolved` alone looks at every lifecycle (a resolved item is done unless reopened).
+        """
         _check(sort, SORTS, "sort")
+        if lifecycle_state is not None:
+            _check(lifecycle_state, lifecycle.FILTERS, "lifecycle")
+        wanted = lifecycle_state or ("all" if status == InsightStatus.RESOLVED.value else lifecycle.OPEN)
         if importance is not None:
             _check(importance, [v.value for v in Importance], "importance")
         if state is not None:
@@ -100,6 +116,7 @@ class InsightsService:
             and (state is None or r.state == state)
             and (kind is None or r.insight.kind.value == kind)
             and (status is None or r.insight.draft.status.value == status)
+            and (wanted == "all" or r.insight.lifecycle == wanted)
         ]  # fmt: skip
         items.sort(key=_sort_key(sort))
         return items[offset : offset + limit]
@@ -139,6 +156,45 @@ class InsightsService:
             self.events.publish(Change("insight", "favorited" if value else "unfavorited", (insight_id,)))
         return self._one(insight_id)
 
+    def set_lifecycle(self, insight_id: str, state: str, until: int | None = None) -> RankedInsight:
+        """Mark an insight done, dismissed, snoozed until `until` (Unix ms), or open again."""
+        _check(state, lifecycle.LIFECYCLES, "lifecycle")
+        now = self.clock.now_ms()
+        if state == lifecycle.SNOOZED and (until is None or until <= now):
+            raise InvalidInput(
+                "snoozing needs a time in the future to bring the insight back",
+                hint="give --until 2026-12-01 or --days 3 (REST/MCP: until as ISO date-time)",
+            )
+        with self.db.write() as session:
+            self._row(session, insight_id)
+            self.states.set_state(
+                session, user_id=self.user_id, insight=insight_id, state=state,
+                until=until if state == lifecycle.SNOOZED else None, at=now,
+            )  # fmt: skip
+        if self.events:
+            self.events.publish(Change("insight", state, (insight_id,), {"lifecycle": state}))
+        return self._one(insight_id)
+
+    def me(self) -> tuple[str, ...]:
+        """The names the user goes by: the ones they gave (`strata insights me`) and the settings'."""
+        with self.db.read() as session:
+            stored = self.states.identities(session, self.user_id)
+        return tuple(dict.fromkeys([*stored, *self.identities]))
+
+    def set_me(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Answer "who are you in these chats?" (first run); replaces the names given before."""
+        clean = [n.strip() for n in names if n and n.strip()]
+        if not clean or len(clean) > MAX_IDENTITIES or any(len(n) > 256 for n in clean):
+            raise InvalidInput(
+                f"give 1 to {MAX_IDENTITIES} names (each at most 256 characters), got {len(clean)}",
+                hint='e.g. `strata insights me alex "Alex Kim" alex@example.com`',
+            )
+        with self.db.write() as session:
+            self.states.set_identities(session, user_id=self.user_id, names=clean, at=self.clock.now_ms())
+        if self.events:
+            self.events.publish(Change("insight", "identities", (), {"identities": clean}))
+        return self.me()
+
     def trend(self, insight_id: str, days: int = 30) -> dict[str, Any]:
         if not 1 <= days <= 365:
             raise InvalidInput(f"days must be 1..365, got {days}")
@@ -160,13 +216,16 @@ class InsightsService:
 
     def brief(self, limit: int = 20, identities: Sequence[str] | None = None) -> OpenLoops:
         """Open loops for the configured identities (or the names given)."""
-        names = tuple(identities) if identities else self.identities
+        names = tuple(identities) if identities else self.me()
         if not names:
             raise ConfigError(
-                "no identities configured, so Strata cannot tell which tasks are yours",
-                hint='set insights.identities = ["your name", "your handle"] in settings.toml '
-                "or STRATA_INSIGHTS__IDENTITIES='[\"alex\"]'",
+                "no identities known: Strata does not know your name in these chats yet, so it cannot tell "
+                "which tasks are yours",
+                hint='tell it once: `strata insights me alex "Alex Kim"` (or the "Who are you?" box in '
+                "the Insights screen, or PUT /api/insights/me)",
             )
+        # Every name the identity directory knows for the same person counts as "me".
+        names = DirectoryPeople(self.directory).all_names(names)
         return open_loops(self._ranked(), names, limit)
 
     def search(self, query: str, limit: int = 10) -> list[RankedInsight]:
@@ -187,7 +246,15 @@ class InsightsService:
             rows = self.repo.rows(session, self.user_id)
             weights = self.repo.weight_rows(session, self.user_id)
             times = self.repo.access_times(session, self.user_id, now - 30 * DAY_MS)
-        items = [(to_insight(r, to_weights(weights.get(r.id))), times.get(r.id, [])) for r in rows]
+            states = self.states.states(session, self.user_id)
+        items = []
+        for r in rows:
+            insight = to_insight(r, to_weights(weights.get(r.id)))
+            user = states.get(r.id)
+            state, until = lifecycle.effective(insight.draft.status, user, now)
+            at = user.at if user is not None else None
+            insight = replace(insight, lifecycle=state, snoozed_until=until, lifecycle_set_at=at)
+            items.append((insight, times.get(r.id, [])))
         return rank(items, now=now, frequency_max=self.frequency_max)
 
     def _one(self, insight_id: str) -> RankedInsight:
@@ -224,7 +291,7 @@ def _sort_key(sort: str) -> Callable[[RankedInsight], Any]:
 
 def build_insights_service(
     settings: Settings, *, db: Database, vectors: VectorStore, embedder: Embedder, keywords: KeywordIndex,
-    clock: Clock, events: EventBus | None = None, llm_client: Any = None,
+    clock: Clock, events: EventBus | None = None, llm: LLM | None = None,
 ) -> InsightsService:  # fmt: skip
     """Wire rules (always) and the LLM extractor (when configured) into a pipeline and the service."""
     try:
@@ -234,18 +301,26 @@ def build_insights_service(
             f"unknown time zone {settings.insights.timezone!r} in insights.timezone",
             hint="use an IANA name such as Europe/Berlin or UTC",
         ) from exc
-    rules = RuleExtractor(tz=tz, known_names=settings.insights.identities)
+    names = _LiveNames(settings.insights.identities)
+    rules = RuleExtractor(tz=tz, known_names=names)
     extractor: Extractor = rules
-    if settings.llm.enabled and settings.insights.use_llm:
-        # Without a client from the composition root, the key comes from the environment only.
-        client = llm_client or LLMClient(settings.llm, LLMKeys(None))
-        extractor = LLMExtractor(
-            client, model=settings.llm.model, fallback=rules, ledger=SqlUsageLedger(db), clock=clock,
-            daily_token_cap=settings.llm.daily_token_cap,
-        )  # fmt: skip
+    if llm is not None and settings.llm.enabled and settings.insights.use_llm:
+        extractor = LLMExtractor(llm, fallback=rules)
     index = InsightIndex(vectors, embedder, keywords)
-    pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id)
-    return InsightsService(
+    pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id, embedder=embedder)
+    service = InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,
         frequency_max=settings.insights.frequency_max_count, events=events,
     )  # fmt: skip
+    names.source = service.me
+    return service
+
+
+class _LiveNames:
+    """The user's names as the extractor sees them: re-read per run, so `strata insights me` counts."""
+
+    def __init__(self, fallback: Sequence[str]) -> None:
+        self.source: Callable[[], Sequence[str]] = lambda: tuple(fallback)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.source())

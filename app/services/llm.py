@@ -1,4 +1,4 @@
-"""The optional OpenAI-compatible LLM: its API key (environment, then the secret store) and one client.
+"""The optional OpenAI-compatible LLM: its key (environment, then the secret store), the seam, usage.
 
 The key never goes to settings.toml. Precedence: STRATA_LLM_API_KEY, then OPENAI_API_KEY, then the
 key stored through Settings or `strata llm set-key`, else a placeholder that keyless local servers
@@ -9,20 +9,22 @@ the window applies to the next LLM call without a restart.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
+from app.core.clock import Clock
 from app.core.errors import InvalidInput
-from app.core.secrets import SecretStore, redact
-from app.core.settings import LLMSettings
+from app.core.llm.guard import Caps, GuardedLLM, Pricing
+from app.core.llm.ledger import UsageLedger, UsageLine, utc_day
+from app.core.llm.transport import OpenAICompatChat
+from app.core.privacy.detector import Detector
+from app.core.secrets import SecretStore
+from app.core.settings import PrivacySettings, Settings
+from app.core.storage.db import Database
 
 KEY_NAME = "llm:api_key"
 ENV_VARS = ("STRATA_LLM_API_KEY", "OPENAI_API_KEY")
-# The OpenAI SDK refuses to start without some key; local servers ignore it.
-KEYLESS = "not-needed"
 MAX_KEY_CHARS = 4096
 
 
@@ -97,54 +99,74 @@ class LLMKeys:
         return self._secrets
 
 
-class LLMClient:
-    """Looks like `openai.OpenAI` for `chat.completions.create`; built on first use (the SDK is heavy).
+def build_detector(privacy: PrivacySettings, *, for_prompts: bool = False) -> Detector:
+    """The detector of `[privacy] redact`; prompts to an LLM always include the secrets class."""
+    classes = list(privacy.redact)
+    if for_prompts and "secrets" not in classes:
+        classes.insert(0, "secrets")
+    return Detector(classes, phone_regions=privacy.phone_regions)
 
-    The underlying SDK client is rebuilt when the resolved key changes. SDK errors whose text
-    contains the key (a server echoing the Authorization header) are re-raised with it redacted,
-    so the key cannot reach logs, run reports or REST error bodies.
-    """
 
-    def __init__(self, settings: LLMSettings, keys: LLMKeys) -> None:
-        self.settings = settings
-        self.keys = keys
-        self._lock = threading.Lock()
-        self._client: Any = None
-        self._client_key: str | None = None
-        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+def build_llm(settings: Settings, keys: LLMKeys, db: Database, clock: Clock) -> GuardedLLM:
+    """The one LLM every feature uses: the OpenAI-compatible transport behind the guarded seam."""
+    llm = settings.llm
+    transport = OpenAICompatChat(
+        model=llm.model, base_url=llm.base_url, timeout_seconds=llm.timeout_seconds, key=keys.resolve
+    )
+    return GuardedLLM(
+        transport,
+        ledger=UsageLedger(db),
+        clock=clock,
+        user_id=settings.user_id,
+        caps=Caps(daily_tokens=llm.daily_token_cap, daily_cost=llm.daily_cost_cap),
+        detector=build_detector(settings.privacy, for_prompts=True),
+        pricing=Pricing(llm.prompt_price_per_million, llm.completion_price_per_million),
+    )
 
-    def __repr__(self) -> str:
-        return f"LLMClient(base_url={self.settings.base_url!r}, model={self.settings.model!r})"
 
-    def prepare(self) -> LLMClient:
-        """Build the SDK client now (resolving the key), so configuration errors surface here."""
-        self._current()
-        return self
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    """Today's use against the caps, and per (day, feature, model) lines for the last days."""
 
-    def _current(self) -> tuple[Any, str]:
-        key = self.keys.resolve() or KEYLESS
-        with self._lock:
-            if self._client is None or self._client_key != key:
-                import openai  # heavy: only when an LLM call is actually made
+    enabled: bool
+    model: str
+    day: str
+    tokens_today: int
+    cost_today: float
+    daily_token_cap: int
+    daily_cost_cap: float
+    cap_reached_today: bool
+    lines: tuple[UsageLine, ...]
 
-                self._client = openai.OpenAI(
-                    api_key=key,
-                    base_url=self.settings.base_url,
-                    timeout=self.settings.timeout_seconds,
-                    max_retries=1,
-                )
-                self._client_key = key
-            return self._client, key
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "enabled": self.enabled,
+            "model": self.model,
+            "day": self.day,
+            "tokensToday": self.tokens_today,
+            "costToday": round(self.cost_today, 6),
+            "dailyTokenCap": self.daily_token_cap,
+            "dailyCostCap": self.daily_cost_cap,
+            "capReachedToday": self.cap_reached_today,
+            "lines": [line.to_dict() for line in self.lines],
+        }
 
-    def _create(self, **kwargs: Any) -> Any:
-        client, key = self._current()
-        import openai
 
-        try:
-            return client.chat.completions.create(**kwargs)
-        except openai.OpenAIError as exc:
-            text = str(exc)
-            if key == KEYLESS or key not in text:
-                raise
-            # `from None`: the original exception (and its response) still holds the key.
-            raise openai.OpenAIError(text.replace(key, redact(key))) from None
+def usage_report(settings: Settings, db: Database, clock: Clock, *, days: int = 30) -> UsageReport:
+    ledger = UsageLedger(db)
+    now = clock.now_ms()
+    today = utc_day(now)
+    tokens, cost = ledger.spent(settings.user_id, today)
+    lines = tuple(ledger.lines(settings.user_id, since_day=utc_day(now - days * 86_400_000)))
+    capped = any(line.day == today and line.capped for line in lines)
+    return UsageReport(
+        enabled=settings.llm.enabled,
+        model=settings.llm.model,
+        day=today,
+        tokens_today=tokens,
+        cost_today=cost,
+        daily_token_cap=settings.llm.daily_token_cap,
+        daily_cost_cap=settings.llm.daily_cost_cap,
+        cap_reached_today=capped,
+        lines=lines,
+    )

@@ -19,8 +19,9 @@ from app.core.search.messages import MessageQuery, MessageSearcher
 from app.core.storage import audit
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
-from app.core.storage.messages import MESSAGE_KIND, MessageRepository, to_record, vector_key
+from app.core.storage.messages import MessageRepository, to_record
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
+from app.services.deletion_service import DeletionService
 
 MAX_SEARCH_LIMIT = 200
 
@@ -60,6 +61,9 @@ class MemoryService:
         # Identity hook (connectors feature): every name of the contact a person filter names.
         self.person_aliases: Callable[[str], tuple[str, ...]] | None = None
         self.extra_sources: dict[str, HitSource] = {}
+        self.deletion = DeletionService(
+            db, processor, clock, user_id=user_id, keywords=self.keywords, events=events
+        )
 
     # -- ingest -------------------------------------------------------------------------------
     def ingest(
@@ -153,13 +157,18 @@ class MemoryService:
             rows = (self.messages.find_by_message_id(session, self.user_id, m, platform) for m in message_ids)
             return [to_record(r) for r in rows if r is not None]
 
-    def context(self, record_id: int, *, before: int = 3, after: int = 3) -> MessageContext:
-        """A message with its neighbours in the same conversation."""
+    def context(
+        self, record_id: int, *, before: int = 3, after: int = 3, reveal_archived: bool = False
+    ) -> MessageContext:
+        """A message with its neighbours in the same conversation (archived text only on request)."""
         with self.db.read() as session:
             row = self._row(session, record_id)
             rows = self.messages.neighbours(session, row, before, after)
             return MessageContext(
-                record=to_record(row), neighbours=tuple(to_record(r) for r in rows if r.id != row.id)
+                record=to_record(row, reveal_archived=reveal_archived),
+                neighbours=tuple(
+                    to_record(r, reveal_archived=reveal_archived) for r in rows if r.id != row.id
+                ),
             )
 
     def pin(self, record_id: int, pinned: bool = True, *, actor: str = "user") -> MessageRecord:
@@ -182,31 +191,8 @@ class MemoryService:
         return record
 
     def delete(self, record_id: int, *, actor: str = "user") -> None:
-        """Remove a message from SQLite, the keyword index and the vector index (audited)."""
-        now = self.clock.now_ms()
-        with self.db.write() as session:
-            row = self._row(session, record_id)
-            audit.record(
-                session,
-                user_id=row.user_id,
-                at=now,
-                actor=actor,
-                action="delete",
-                entity_type="raw_message",
-                entity_id=row.id,
-                details={
-                    "platform": row.platform,
-                    "message_id": row.message_id,
-                    "channel": row.channel,
-                    "person": row.person,
-                },
-            )
-            self.keywords.delete(session, MESSAGE_KIND, [vector_key(row.id)])
-            session.delete(row)
-        # After the commit: a crash here leaves an orphan vector, which search ignores and repair drops.
-        self.processor.collection.delete([vector_key(record_id)])
-        if self.events:
-            self.events.publish(Change("message", "deleted", (str(record_id),)))
+        """Delete a message for good: row, keyword entry, vector, earlier versions, quotes (audited)."""
+        self.deletion.delete([record_id], actor=actor)
 
     def _row(self, session: Any, record_id: int) -> RawMessageRow:
         row = self.messages.get(session, record_id)

@@ -20,6 +20,8 @@ _TITLES: list[tuple[type[BaseException], str]] = [
     (e.StorageError, "Storage error"),
     (e.ConfigError, "Configuration problem"),
     (e.AuthError, "Not authorized"),
+    (e.LLMCapReached, "Daily LLM cap reached"),
+    (e.LLMAuthFailed, "The LLM endpoint refused the key"),
     (e.LLMError, "LLM endpoint failed"),
     (e.StrataError, "Something went wrong"),
 ]

@@ -62,14 +62,19 @@ def find_dates(text: str, ref: datetime) -> list[DateMatch]:
     low = text.lower()
     taken: list[tuple[int, int]] = []
     days: list[tuple[int, int, date]] = []
+    exact: list[int] = []  # where "20 November", "March 3", "2026-11-20" start
     for kind, pattern in _DAY_PATTERNS:
         for m in pattern.finditer(low):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
             day = _resolve_day(kind, m, ref)
             if day is not None:
+                if kind == "weekday" and any(0 <= e - m.end() <= 3 for e in exact):
+                    continue  # "Thursday 20 November": the weekday only names the date that follows
                 taken.append((m.start(), m.end()))
                 days.append((m.start(), m.end(), day))
+                if kind in ("iso", "month_day", "day_month"):
+                    exact.append(m.start())
     times = _find_times(low, taken)
     out: list[DateMatch] = []
     used_times: set[int] = set()

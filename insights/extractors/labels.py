@@ -83,8 +83,33 @@ def task_label_for(kind: InsightKind, text: str) -> str:
 
 
 _REQUEST_CUE = re.compile(
-    r"\b(?:(?:can|could|would|will) (?:you|u|someone|anyone|somebody)|please|pls|plz)\s+", re.I
+    r"\b(?:(?:can|could|would|will|did|have) (?:you|u|someone|anyone|somebody)|please|pls|plz"
+    r"|(?:do|would) you have (?:time|a minute) to)\s+",
+    re.I,
 )
+# Lead-ins a person would not write in a task list: "heads up:", "update:", "Decision:", "ok so".
+_LEAD = re.compile(
+    r"^(?:(?:(?:ok|okay|so|update|heads up|fyi|(?:quick |gentle )?reminder|psa|note|alert|blocked|decision"
+    r"|final call|final decision|open question|change of plans?|good news|bad news|as decided|hi all"
+    r"|hey all|all)\s*[:,!.\-—]*\s+)|(?:[\w\-]+ ){0,3}(?:outcome|summary|recap|update):\s+)+",
+    re.I,
+)
+_DECIDED = re.compile(
+    r"^(?:we(?:'ve| have)? (?:decided|agreed)(?: to| on| that)?|it'?s decided(?: that)?:?|decided to"
+    r"|let'?s go with|we(?:'ll| will)?(?= \w))\s+",
+    re.I,
+)
+
+
+def title_for(kind: InsightKind, sentence: str) -> str:
+    """ "Decision: we ship the dark mode toggle in March" → "Ship the dark mode toggle in March"."""
+    text = " ".join(sentence.split()).rstrip(" .")
+    for _ in range(3):
+        text = _LEAD.sub("", text)
+    if kind is InsightKind.DECISION:
+        text = _DECIDED.sub("", text, count=1)
+    text = text or sentence.strip()
+    return shorten(text[:1].upper() + text[1:], 80)
 
 
 def task_text(sentence: str) -> str:

@@ -1,20 +1,19 @@
-"""LLM extractor: an OpenAI-compatible model fills a JSON schema of insights; the rule extractor
-takes over whenever the model is unavailable, over the daily cap, or answers nonsense."""
+"""LLM extractor: a model behind the guarded `LLM` seam fills a JSON schema of insights; the rule
+extractor takes over whenever the model is unavailable, over the daily cap, or answers nonsense.
+Redaction, fencing, the cap and the usage ledger are the seam's job (app/core/llm/guard.py)."""
 
 from __future__ import annotations
 
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, time
-from typing import Any, Protocol
+from typing import Any
 
-import httpx
-
-from app.core.clock import Clock, iso
+from app.core.clock import iso
+from app.core.errors import LLMCapReached, LLMError
+from app.core.llm.base import LLM
 from insights.extractors import Extractor, labels
-from insights.extractors.redaction import redact
 from insights.model import (
     ChatMessage,
     Importance,
@@ -80,100 +79,38 @@ INSIGHT_SCHEMA: dict[str, Any] = {
 }
 
 
-class UsageLedger(Protocol):
-    """Where LLM token use is recorded; the daily cap is checked against it."""
-
-    def tokens_used_since(self, since_ms: int) -> int: ...
-
-    def record(
-        self, *, at: int, model: str, prompt_tokens: int, completion_tokens: int, cost: float
-    ) -> None: ...
-
-
-class MemoryLedger:
-    """A ledger that lives as long as the process; the service passes a SQLite-backed one."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[int, str, int, int, float]] = []
-
-    def tokens_used_since(self, since_ms: int) -> int:
-        return sum(p + c for at, _, p, c, _ in self.rows if at >= since_ms)
-
-    def record(self, *, at: int, model: str, prompt_tokens: int, completion_tokens: int, cost: float) -> None:
-        self.rows.append((at, model, prompt_tokens, completion_tokens, cost))
-
-
-@dataclass(frozen=True, slots=True)
-class LLMPricing:
-    """US dollars per million tokens, for the cost column of the usage ledger."""
-
-    prompt_per_million: float = 0.15
-    completion_per_million: float = 0.60
-
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (
-            prompt_tokens * self.prompt_per_million + completion_tokens * self.completion_per_million
-        ) / 1e6
-
-
 class LLMExtractor:
-    """`client` is an `openai.OpenAI` (any compatible base URL); `last_source` says who answered."""
+    """`last_source` says who answered; `cap_reached` is set when the daily cap stopped the last call."""
 
     name = "llm"
+    feature = "insights"
 
-    def __init__(
-        self, client: Any, *, model: str, fallback: Extractor, ledger: UsageLedger, clock: Clock,
-        daily_token_cap: int, pricing: LLMPricing | None = None,
-    ) -> None:  # fmt: skip
-        self._client = client
-        self._model = model
+    def __init__(self, llm: LLM, *, fallback: Extractor) -> None:
+        self._llm = llm
         self._fallback = fallback
-        self._ledger = ledger
-        self._clock = clock
-        self._cap = daily_token_cap
-        self._pricing = pricing or LLMPricing()
         self.last_source = "none"
         self.last_reason: str | None = None
+        self.cap_reached: str | None = None
 
     def extract(self, messages: Sequence[ChatMessage]) -> list[InsightDraft]:
+        self.cap_reached = None
         if not messages:
             return []
         transcript = "\n".join(
-            f"[{m.message_id}] {iso(m.timestamp)} {m.person}: {redact(m.content)}" for m in messages
+            f"[{m.message_id}] {iso(m.timestamp)} {m.person}: {m.content}" for m in messages
         )
-        now = self._clock.now_ms()
-        day_start = int(
-            datetime.combine(datetime.fromtimestamp(now / 1000, UTC).date(), time(), UTC).timestamp()
-        )
-        estimate = len(SYSTEM_PROMPT + transcript) // 4 + 500
-        if self._ledger.tokens_used_since(day_start * 1000) + estimate > self._cap:
-            return self._fall_back("daily token cap reached", messages)
-        # Imported on use: the SDK costs ~1 s of start-up, and the client here already loaded it.
-        import openai
-
         try:
-            response = self._client.chat.completions.create(
-                model=self._model,
-                temperature=0,
-                messages=[
-                    {"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": transcript},
-                ],
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": "insights", "strict": True, "schema": INSIGHT_SCHEMA},
-                },
-            )
-        except (openai.OpenAIError, httpx.HTTPError, OSError) as exc:  # unreachable, 4xx/5xx, timeout
-            return self._fall_back(f"LLM call failed: {type(exc).__name__}: {exc}", messages)
-        usage = getattr(response, "usage", None)
-        prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (estimate, 0)
-        self._ledger.record(
-            at=now, model=self._model, prompt_tokens=prompt, completion_tokens=completion,
-            cost=self._pricing.cost(prompt, completion),
-        )  # fmt: skip
+            reply = self._llm.chat_json(
+                self.feature, instructions=SYSTEM_PROMPT, data=transcript, schema=INSIGHT_SCHEMA,
+                schema_name="insights",
+            )  # fmt: skip
+        except LLMCapReached as exc:
+            self.cap_reached = exc.message
+            return self._fall_back(f"daily LLM cap reached: {exc.message}", messages)
+        except LLMError as exc:  # unreachable, 4xx/5xx, timeout (already mapped by the seam)
+            return self._fall_back(f"LLM call failed: {exc.message}", messages)
         try:
-            payload = json.loads(response.choices[0].message.content or "")
+            payload = json.loads(reply.content or "")
             drafts = _to_drafts(payload, messages)
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
             return self._fall_back(f"LLM answer unusable: {exc}", messages)

@@ -19,8 +19,8 @@ MENTION = re.compile(r"@([\w.\-]+)")
 BOT_AUTHOR = re.compile(r"(?:bot|alerts?|pagerduty|opsgenie|sentry|grafana|monitor|datadog)\b", re.I)
 
 SARCASM = re.compile(
-    r"(?:^|\s)/s\b|🙄|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b|\bwhat could go wrong\b"
-    r"|\blove that for us\b|\bexactly how i wanted\b",
+    r"(?:^|\s)/s\b|🙄|🙃|\byeah,? right\b|\bsure,? because\b|\bright after i\b|\bas if\b"
+    r"|\bwhat could go wrong\b|\blove that for us\b|\bexactly how i wanted\b",
     re.I,
 )
 DECISION = re.compile(
@@ -48,7 +48,19 @@ REQUEST = re.compile(
     r"|\b(?:please|pls|plz)[.!]*$",
     re.I,
 )
-ADDRESSED_REQUEST = re.compile(r"\b(?:do you )?(?:want|wanna) to\b|\bmind\b", re.I)
+ADDRESSED_REQUEST = re.compile(
+    r"\b(?:do you )?(?:want|wanna) to\b|\bmind\b|\b(?:do|would) you have (?:time|a minute|a sec) to\b"
+    r"|\bare you able to\b",
+    re.I,
+)
+# "Ben to write the PRD", "@carla to draft the launch email": the named person owns the task.
+NAMED_TASK = re.compile(r"^@?([\w.\-]+) to (?!be\b|the\b|a\b|an\b|me\b|you\b|us\b)([a-z]+)\b")
+# "Paolo will rotate the credentials by Friday": said about a named person, it is their task.
+NAMED_WILL = re.compile(
+    r"^@?(?!(?i:i|we|you|it|this|that|they|he|she|there|which|who|what|someone|everyone|nobody)\b)([\w.\-]+)"
+    r" (?:will|is going to|is gonna)(?! be\b| not\b| never\b) ([a-z]+)\b"
+)
+NAMED_SPLIT = re.compile(r",\s+(?:and\s+)?(?=@?[\w.\-]+ to [a-z]+\b)")
 IMPERATIVE = re.compile(
     r"^(?:just |pls |please )?(?:send|share|check|review|update|fix|rebase|add|write|look|take|ping|call"
     r"|book|file|open|make|prepare|schedule|sign|approve|merge|deploy|test|confirm|draft|grab|create|move"
@@ -68,7 +80,9 @@ NOT_COMMITMENT = re.compile(
     r"|consider|love|enjoy|start thinking|make it(?! to| by| at| on| work)|reach|get through|do great"
     r"|nail it|cherish|check (?:it|them|that|this) out|try (?:it|them|that|this) out|stay)\b"
     r"|\bi'?m going to (?:a|an|the|my|our|his|her|their|be)\b|\bi can (?:\w+ )?anything\b"
-    r"|\blet me (?:know|guess|see|think)\b",
+    r"|\blet me (?:know|guess|see|think)\b"
+    r"|\b(?:i'll|i will|gonna) (?:have to|make sure to|let you know|keep you (?:posted|updated|in the loop)"
+    r"|give it a (?:go|try|shot))\b",
     re.I,
 )
 ON_IT = re.compile(
@@ -79,10 +93,18 @@ TEAM_COMMITMENT = re.compile(r"\b(?:we'll|we will|we're going to) (?!see\b|go wi
 # "will send after lunch": a commitment with the "I" dropped, as chat does.
 DROPPED_SUBJECT = re.compile(r"^(?:(?:ok|okay|sure|yep|yes),? )?(?:will|gonna|can do) (?!be\b)\w+", re.I)
 TODO = re.compile(r"^(?:todo|to-do|action item|action|ai)(?: for (@?[\w.\-]+))?\s*:\s*", re.I)
+# The words of "ok, will do", "not yet, on it tomorrow": nothing about what the task is.
+ACK_WORDS = re.compile(
+    r"\b(?:i'?m|not yet|will do|can do|on it|sure|yes|yep|ok|okay|tomorrow|today|tonight|later|soon|asap"
+    r"|in the morning|this (?:evening|afternoon|week|weekend)|after lunch|next week)\b",
+    re.I,
+)
 ACK = re.compile(r"^(?:sure|yes|yep|yup|ok|okay|k|will do|on it|sounds good|np|no problem|👍|✅|ack)\b", re.I)
 DONE = re.compile(
-    r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|✅)\b"
-    r"|\b(?:done|sent it|is up|updated|published|merged|booked|fixed|uploaded|shipped|submitted)\b",
+    r"^(?:done|booked|sent|merged|shipped|fixed|published|uploaded|finished|pushed|submitted|paid|called"
+    r"|signed|filed|renewed|rewritten|replied|ordered|✅)\b"
+    r"|\b(?:done|sent it|is up|updated|published|merged|booked|fixed|uploaded|shipped|submitted|paid"
+    r"|called|signed|filed|rewritten|picked up|got the|bought)\b|✅",
     re.I,
 )
 DEADLINE = re.compile(
@@ -93,7 +115,8 @@ DEADLINE = re.compile(
 )
 BLOCKER = re.compile(
     r"\b(?:blocked|blocking|blocker|outage|(?<!without )incident(?! review| report)|sev ?[0-3]|p[01]"
-    r"|is down|are down|went down|(?:is|are|been|'s) down for|(?:been|is|are|was|were) down since"
+    r"|is down|are down|went down|(?:vpn|site|server|api|app|prod|wifi|network|database|db|website|email)"
+    r" (?:is )?down|(?:is|are|been|'s) down for|(?:been|is|are|was|were) down since"
     r"|crash(?:es|ed|ing)?|broken|throwing errors|failing|fails|500s?|5\d\d errors?"
     r"|can'?t (?:deploy|log ?in|edit|access|reach|merge|push|connect|build|work)"
     r"|cannot (?:deploy|log ?in|edit|access|reach|merge|push|connect)|nobody can|not working"
@@ -104,6 +127,10 @@ BLOCKER = re.compile(
     r"|unreachable|times? out|timing out|hangs|(?:is|are) hanging(?! out| in there))\b",
     re.I,
 )
+# "the login bug is back on staging": trouble returning, not a recovery.
+REGRESSION = re.compile(
+    r"\b(?:bug|issue|error|errors|problem|crash|regression|outage)\b[^.!?]{0,40}\bis back\b", re.I
+)
 # "after the last outage …" looks back; it reports nothing new.
 PAST_TROUBLE = re.compile(
     r"\b(?:last|previous|after the|since the|during the|remember (?:the|when))\s+\w*\s*(?:outage|incident)",
@@ -111,7 +138,8 @@ PAST_TROUBLE = re.compile(
 )
 RECOVERED = re.compile(
     r"\b(?:recovered|resolved|is back|are back|back to (?:normal|baseline)|fixed|mitigated|all clear"
-    r"|working again)\b",
+    r"|working again|closed the (?:incident|ticket|issue)|incident (?:is )?closed|is gone|fix (?:is )?merged"
+    r"|merged the fix|green again|closing the (?:incident|ticket|issue))\b",
     re.I,
 )
 MEETING_AS_VERB = re.compile(r"(?:'m|\bam|'re|\bare|\bis|\bwas|\bwere|\bbeen|\bbe) meeting\b", re.I)
@@ -120,7 +148,7 @@ MEETING = re.compile(
     r"|huddle|all-?hands|interview|retro|retrospective|study session|webinar|office hours"
     r"|(?:design|code|forecast|sprint|quarterly|performance|pipeline|budget|roadmap|security|product"
     r"|incident) review|(?:the|a|our|renewal|planning|sales|team|weekly|daily|quick|intro|zoom|video"
-    r"|conference|discovery|status) call|(?:call|review|raid|dinner|lunch|party|game night) (?:is|at|on|moved"
+    r"|conference|discovery|status) call|(?:call|raid|dinner|lunch|party|game night) (?:is|at|on|moved"
     r"|tomorrow|today|tonight))\b",
     re.I,
 )
@@ -139,10 +167,15 @@ RHETORICAL = re.compile(
 SMALL_TALK = re.compile(
     r"\bhow (?:are|r) (?:you|u|ya)\b|\bhow(?:'re| are) ya\b|\bhow(?:'ve| have) you been\b|\bwhat'?s up\b"
     r"|\bhow'?s (?:it going|everything|life|things|your day|your week|the weekend)\b|\banything new\b"
-    r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b",
+    r"|\bhow (?:was|is) your (?:day|weekend|week)\b|\bwhat'?s new\b|\bhow(?:'re| are) you doing\b|\bsup\b"
+    r"|\bhow (?:ya|u|you|have ya) been\b|\bguess what\b",
     re.I,
 )
-ASK_NOT_TASK = re.compile(r"\b(?:can|could) (?:you|someone|anyone) (?:explain|tell me)\b", re.I)
+ASK_NOT_TASK = re.compile(
+    r"\b(?:can|could) (?:you|someone|anyone)"
+    r" (?:explain|tell me|confirm (?:whether|if)|let me know (?:whether|if))\b",
+    re.I,
+)
 ANSWER_START = re.compile(
     r"^(?:yes|yeah|yep|yup|ya|no|nope|nah|sure|it (?:is|does|did|was|will|should)|it'?s|its|not|i think"
     r"|probably|maybe|definitely|afaik|iirc|should be|we can|we should|you can|you should|i'd|me\b"

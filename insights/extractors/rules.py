@@ -21,6 +21,8 @@ RECOVERY_WINDOW_MS = 2 * DAY_MS
 ADJACENT_MESSAGES = 3
 PAST_SLACK_MS = 12 * HOUR_MS  # "the call at 9 today", said at 10, still names today's meeting
 _YOU = re.compile(r"\b(?:you|your|u)\b", re.I)
+# "Great, let's go with that": agreeing to what was just said, which is the decision itself.
+_AGREEMENT = re.compile(r"\b(?:go(?:ing)? with|stick with|do) (?:that|this|it)\b[.!]*$", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them)\b", re.I)
 _VOCATIVE = re.compile(
     r"@?([\w.\-]+)\s*(?:[,:]|\s+(?:can|could|would|will|do|did|are|is|have|want|wanna|pls|please|just)\b)",
@@ -39,20 +41,24 @@ class _Item:
     accepted: bool = False
     addressees: tuple[str, ...] = ()
     answers: list[str] = field(default_factory=list)
+    task: str = ""  # an action item's task text, without the owner
 
 
 class RuleExtractor:
-    """`known_names` (the user's identities) count as participants even before they speak."""
+    """`known_names` (the user's identities) count as participants even before they speak.
+
+    It is re-read on every `extract`, so a live view (the names the user gave) stays current.
+    """
 
     name = "rules"
 
     def __init__(self, *, tz: tzinfo = UTC, known_names: Iterable[str] = ()) -> None:
         self._tz = tz
-        self._known = tuple(known_names)
+        self._known = known_names
 
     def extract(self, messages: Sequence[ChatMessage]) -> list[InsightDraft]:
         ordered = sorted(messages, key=lambda m: (m.timestamp, m.message_id))
-        return _Run(ordered, self._tz, self._known).run()
+        return _Run(ordered, self._tz, tuple(self._known)).run()
 
 
 class _Run:
@@ -60,8 +66,11 @@ class _Run:
         self.msgs = messages
         self.tz = tz
         self.names = {n.casefold(): n for n in known} | {m.person.casefold(): m.person for m in messages}
+        # "Ben" in "Ben to write the PRD" is "Ben Ortiz" of the e-mail thread: first names count too.
+        self.first_names = {n.split()[0].casefold() for n in self.names.values() if " " in n.strip()}
         self.items: list[_Item] = []
         self.two_person = len({m.person.casefold() for m in messages}) == 2
+        self._known = known
 
     def run(self) -> list[InsightDraft]:
         for i, msg in enumerate(self.msgs):
@@ -84,24 +93,26 @@ class _Run:
         kinds: set[InsightKind] = set()
         action_n = 0
         question_parts: list[str] = []
-        for s in p.sentences(text):
+        for s in _clauses(text):
             stated = p.strip_tag_question(s)
             if self._action(i, msg, s, action_n, merged):
                 action_n += 1
                 kinds.add(InsightKind.ACTION_ITEM)
                 continue
-            if InsightKind.DECISION not in kinds and self._is_decision(stated):
-                self._add(InsightKind.DECISION, i, s, text)
+            decided = InsightKind.DECISION not in kinds and self._is_decision(stated)
+            if decided:
+                # "we agreed the launch is on May 12": one decision with its date, not a second deadline.
+                self._add(InsightKind.DECISION, i, s, text, due_at=self._due(s, msg))
                 kinds.add(InsightKind.DECISION)
             if (
-                InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s)
+                not decided and InsightKind.DEADLINE not in kinds and p.DEADLINE.search(s)
                 and (due := self._due(s, msg)) is not None and due >= msg.timestamp - PAST_SLACK_MS
             ):  # fmt: skip
                 self._add(InsightKind.DEADLINE, i, s, text, due_at=due)
                 kinds.add(InsightKind.DEADLINE)
             if (
-                InsightKind.BLOCKER not in kinds and p.BLOCKER.search(s)
-                and not p.RECOVERED.search(s) and not p.PAST_TROUBLE.search(s)
+                InsightKind.BLOCKER not in kinds and not p.PAST_TROUBLE.search(s)
+                and (p.REGRESSION.search(s) or (p.BLOCKER.search(s) and not p.RECOVERED.search(s)))
             ):  # fmt: skip
                 self._add(InsightKind.BLOCKER, i, s, text)
                 kinds.add(InsightKind.BLOCKER)
@@ -114,6 +125,14 @@ class _Run:
             addressees = self._addressees(question_parts[0], text)
             if not addressees and _YOU.search(q) and (prev := self._previous_speaker(i)):
                 addressees = (prev,)
+            mine = {k.casefold() for k in self._known}
+            if (
+                not addressees
+                and msg.platform == "email"
+                and self._known
+                and msg.person.casefold() not in mine
+            ):
+                addressees = (self._known[0],)  # a question in the user's mailbox waits on the user
             self._add(InsightKind.QUESTION, i, q, text, addressed_to=addressees)
 
     def _is_decision(self, stated: str) -> bool:
@@ -121,6 +140,7 @@ class _Run:
         said = bool(p.DECISION.search(stated) or p.IT_IS.match(lead))
         return (
             said
+            and not _AGREEMENT.search(lead)
             and not stated.endswith("?")
             and not p.NOT_DECIDED.match(lead)
             and not p.UNDECIDED.search(stated)
@@ -151,6 +171,13 @@ class _Run:
             or p.DROPPED_SUBJECT.match(s)
         ) and not p.NOT_COMMITMENT.search(s)
         owner: str | None
+        lead = p.VOCATIVE_LEAD.sub("", s)
+        named = p.NAMED_TASK.match(lead) or p.NAMED_WILL.match(lead)
+        if named and self._names_a_person(named.group(1)):
+            owner = self._canonical(named.group(1).lstrip("@"))
+            requested = owner.casefold() != msg.person.casefold()
+            self._add_action(i, msg, lead[named.start(2) :], n, owner=owner, requested=requested)
+            return True
         if todo:
             who = (todo.group(1) or "me").lstrip("@")
             owner = msg.person if who.casefold() == "me" else self._canonical(who)
@@ -162,7 +189,7 @@ class _Run:
             elif p.EVERYONE.search(low):
                 owner = None
             else:
-                owner = self._previous_speaker(i)
+                owner = self._previous_speaker(i) or self._other_person(msg)
             if owner is not None and self._merge_commitment(i, msg, s, owner):
                 return True
             self._add_action(i, msg, s, n, owner=owner, requested=True, addressees=addressees)
@@ -171,9 +198,14 @@ class _Run:
             if merged:
                 return True  # this message accepted an earlier request: no second item
             subject = s
-            if len(p.content_words(s)) <= 1 and i > 0:
-                # "on it" alone: the task is whatever was just said before it.
-                subject = f"{s} — re: {p.normalize(self.msgs[i - 1].content)}"
+            if len(p.content_words(p.ACK_WORDS.sub(" ", s))) <= 1:
+                if len(p.content_words(p.ACK_WORDS.sub(" ", p.normalize(msg.content)))) > 1:
+                    return True  # "I'm on it — I'll have a fix by noon": the other sentence is the task
+                # "on it" / "not yet, will do tomorrow" alone: the task is what was just asked.
+                asked = self._asked_before(i, msg)
+                if asked is None:
+                    return True  # an acknowledgement of nothing in particular makes no task
+                subject = asked
             self._add_action(i, msg, subject, n, owner=msg.person, requested=False)
             return True
         return False
@@ -184,13 +216,14 @@ class _Run:
     ) -> None:  # fmt: skip
         due = self._due(s, msg)
         task = labels.shorten(labels.task_text(s), 80)
-        title = f"{owner or 'Someone'}: {task}"
+        title = f"{owner}: {task}" if owner else task[:1].upper() + task[1:]
         event = f"requested by {msg.person}" if requested else f"{msg.person} committed"
         item = self._add(
             InsightKind.ACTION_ITEM, i, s, p.normalize(msg.content), due_at=due, owner=owner,
             addressed_to=addressees, title=title, suffix=str(n), event=event,
         )  # fmt: skip
         item.requested = requested
+        item.task = task
 
     def _merge_commitment(self, i: int, msg: ChatMessage, s: str, owner: str) -> bool:
         """ "I can write the quotes" then "@max send it to me by Friday": one task, now with a date."""
@@ -213,7 +246,8 @@ class _Run:
         """Acceptances, completions, answers and recoveries; True when the message accepted a request."""
         accepted = self._accept(i, msg, text)
         who = msg.person.casefold()
-        for item in self.items:
+        answered = False
+        for item in reversed(self.items):
             d = item.draft
             age = msg.timestamp - d.occurred_at
             if d.kind is InsightKind.ACTION_ITEM and d.status is InsightStatus.OPEN:
@@ -229,8 +263,9 @@ class _Run:
                                  status=InsightStatus.RESOLVED)  # fmt: skip
             elif (
                 d.kind is InsightKind.QUESTION and age <= ANSWER_WINDOW_MS and not item.answers
-                and not accepted and self._answers(i, msg, text, item)
+                and not accepted and not answered and self._answers(i, msg, text, item)
             ):  # fmt: skip
+                answered = True  # one reply answers one question: the newest it fits
                 item.answers.append(msg.message_id)
                 self._update(item, msg, f"answered by {msg.person}", status=InsightStatus.RESOLVED)
         return accepted
@@ -336,7 +371,7 @@ class _Run:
         details = [f"{label}: {value}" for label, value in pairs if value]
         draft = InsightDraft(
             kind=kind,
-            title=title or f"{kind.value.replace('_', ' ').capitalize()}: {labels.shorten(sentence, 80)}",
+            title=title or labels.title_for(kind, sentence),
             description=f"{msg.person} in {msg.channel or 'a chat'} ({msg.platform or 'chat'}): {text}",
             importance=labels.importance_for(kind, basis, bool(addressed_to)),
             urgency=labels.urgency_for(kind, basis, due_at, msg.timestamp),
@@ -363,7 +398,7 @@ class _Run:
         timeline = (*d.timeline, TimelineEvent(msg.timestamp, event, msg.message_id))
         new = d.with_changes(evidence=evidence, timeline=timeline, **changes)
         if "owner" in changes and changes["owner"] and d.kind is InsightKind.ACTION_ITEM:
-            task = new.title.split(": ", 1)[-1]
+            task = item.task or new.title.split(": ", 1)[-1]
             owner = str(changes["owner"])
             new = new.with_changes(title=f"{owner}: {task}", details=_set_detail(new.details, "owner", owner))
         if "due_at" in changes and changes["due_at"] != d.due_at and changes["due_at"] is not None:
@@ -399,6 +434,36 @@ class _Run:
                 return other.person
         return None
 
+    def _names_a_person(self, word: str) -> bool:
+        """ "Ben" in "Ben to write the PRD" names someone; "Started" in "Started to learn…" does not."""
+        # Only people of this conversation (or the user's names): a capitalised "Awesome to hear from
+        # you" or "Love to hear more" names nobody.
+        return word.startswith("@") or word.casefold() in self.names or word.casefold() in self.first_names
+
+    def _other_person(self, msg: ChatMessage) -> str | None:
+        """In a one-to-one chat (or the user's mailbox) a request goes to the other person."""
+        people = {m.person for m in self.msgs}
+        if self.two_person:
+            return next(iter(people - {msg.person}), None)
+        mine = {k.casefold() for k in self._known}
+        if msg.platform == "email" and mine and msg.person.casefold() not in mine:
+            return self._known[0]
+        return None
+
+    def _asked_before(self, i: int, msg: ChatMessage) -> str | None:
+        """The request or question another person put just before "will do", as the task it accepts."""
+        for j in range(i - 1, max(-1, i - 4), -1):
+            other = self.msgs[j]
+            if msg.timestamp - other.timestamp > ACCEPT_WINDOW_MS:
+                return None
+            if other.person == msg.person:
+                continue
+            said = p.normalize(other.content)
+            if p.ACK.match(said) or len(p.content_words(said)) < 2:
+                return None  # "will do" after "👍" or "ok": nothing to take on
+            return said
+        return None
+
     def _spoke_between(self, start: int, end: int, person: str) -> bool:
         return any(m.person == person for m in self.msgs[start + 1 : end])
 
@@ -412,3 +477,11 @@ class _Run:
 
 def _set_detail(details: tuple[str, ...], label: str, value: str) -> tuple[str, ...]:
     return (*(x for x in details if not x.startswith(f"{label}:")), f"{label}: {value}")
+
+
+def _clauses(text: str) -> list[str]:
+    """Sentences, with "Ben to update the page, Carla to draft the mail" split into its two tasks."""
+    out: list[str] = []
+    for s in p.sentences(text):
+        out.extend(p.NAMED_SPLIT.split(s) if p.NAMED_TASK.match(p.VOCATIVE_LEAD.sub("", s)) else [s])
+    return out

@@ -62,7 +62,7 @@ def archive(size: int) -> Services:
     else:
         demo = resource_path("demo", "conversation.jsonl").read_text("utf-8").splitlines()
         services.memory.ingest(parse_jsonl(demo))
-    services.insights.identities = ("anna", "me")
+    services.insights.set_me(["anna", "me"])
     services.insights.generate()
     return services
 

@@ -51,7 +51,9 @@ def test_run_status_undo(cli_env: dict[str, str]) -> None:
     undo = runner.invoke(cli, ["forget", "undo", last["runId"], "--json"])
     assert json.loads(undo.stdout)["status"] == "undone"
     again = runner.invoke(cli, ["forget", "run", "--json"])
-    assert json.loads(again.stdout)["totals"]["archived"] == 4
+    assert json.loads(again.stdout)["totals"]["archived"] == 0  # undone records are left alone
+    asked = runner.invoke(cli, ["forget", "run", "--include-undone", "--json"])
+    assert json.loads(asked.stdout)["totals"]["archived"] == 4
 
 
 def test_undo_unknown_run_is_a_clear_error(cli_env: dict[str, str]) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-import openai
 import pytest
 
 from app.core.clock import DAY_MS, HOUR_MS
 from forgetting.llm_summarizer import LLMSummarizer
+from tests.core.llm.factory import guarded_llm, open_db
 from tests.forgetting.fake_openai import completion, fake_openai
 
 TEXTS = [
@@ -19,16 +19,15 @@ TEXTS = [
 
 
 @pytest.fixture
-def server():
+def server(tmp_path, clock):
     with fake_openai() as fake:
+        fake.db, fake.clock = open_db(tmp_path), clock
         yield fake
 
 
 def _summarizer(server, **kw) -> LLMSummarizer:
-    client = openai.OpenAI(
-        base_url=server.url, api_key="test-key", max_retries=0, timeout=kw.pop("timeout", 5)
-    )
-    return LLMSummarizer(client, "fake-model", **kw)
+    llm = guarded_llm(server.url, server.db, server.clock, timeout=kw.pop("timeout", 5))
+    return LLMSummarizer(llm, **kw)
 
 
 def _records(make_record):
@@ -109,9 +108,9 @@ def test_timeout_falls_back(server, make_record) -> None:
     assert "Timeout" in draft.note
 
 
-def test_unreachable_server_falls_back(make_record) -> None:
-    client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0, timeout=2)
-    draft = LLMSummarizer(client, "m").summarize(_records(make_record))
+def test_unreachable_server_falls_back(make_record, tmp_path, clock) -> None:
+    llm = guarded_llm("http://127.0.0.1:9/v1", open_db(tmp_path), clock, timeout=2)
+    draft = LLMSummarizer(llm).summarize(_records(make_record))
     assert draft.summarizer == "rules"
     assert "Connection" in draft.note
 

@@ -87,7 +87,12 @@ def test_rest_routes(svc: Services, base_url: str) -> None:
         assert dues == sorted(dues)
         by_label = http.get("/insights", params={"label": "incident"}).json()["items"]
         assert by_label and {i["taskLabel"] for i in by_label} == {"incident"}
-        assert http.get("/insights", params={"importance": "critical"}).json()["items"]
+        # The critical incidents of the set were resolved in the chat: done, so out of the default list.
+        assert not http.get("/insights", params={"importance": "critical"}).json()["items"]
+        critical = http.get("/insights", params={"importance": "critical", "lifecycle": "all"}).json()[
+            "items"
+        ]
+        assert critical and {i["lifecycle"] for i in critical} == {"done"}
         assert http.get("/insights", params={"state": "dormant"}).json()["count"] > 0
 
         first = listed["items"][0]["id"]
@@ -103,6 +108,31 @@ def test_rest_routes(svc: Services, base_url: str) -> None:
         assert brief["myActions"] and brief["questionsForMe"]
         found = http.get("/insights", params={"q": "tenacity retry library"}).json()["items"]
         assert found[0]["kind"] == "decision"
+
+        # Lifecycle: done leaves the default list and the brief; snooze needs a time; reopen brings it back.
+        mine = brief["myActions"][0]["id"]
+        done = http.post(f"/insights/{mine}/lifecycle", json={"state": "done"}).json()
+        assert done["lifecycle"] == "done" and done["status"] == "open"  # the chat never said so
+        full = http.get(f"/insights/{mine}").json()
+        assert (
+            full["timeline"][-1]["event"] == "you set it done" and full["timeline"][-1]["messageId"] is None
+        )
+        assert mine not in {i["id"] for i in http.get("/insights", params={"limit": 500}).json()["items"]}
+        assert mine not in {i["id"] for i in http.get("/insights/brief").json()["myActions"]}
+        assert mine in {i["id"] for i in http.get("/insights", params={"lifecycle": "done"}).json()["items"]}
+        assert http.post(f"/insights/{mine}/lifecycle", json={"state": "snoozed"}).status_code == 400
+        snoozed = http.post(
+            f"/insights/{mine}/lifecycle", json={"state": "snoozed", "until": "2026-04-02T09:00:00Z"}
+        ).json()
+        assert snoozed["lifecycle"] == "snoozed" and snoozed["snoozedUntil"].startswith("2026-04-02T09:00")
+        assert http.post(f"/insights/{mine}/lifecycle", json={"state": "gone"}).status_code == 422
+        assert http.post(f"/insights/{mine}/lifecycle", json={"state": "open"}).json()["lifecycle"] == "open"
+
+        assert http.get("/insights/me").json() == {"names": ["alex"]}
+        assert http.put("/insights/me", json={"names": ["Alex Kim", "alex"]}).json() == {
+            "names": ["Alex Kim", "alex"]
+        }
+        assert http.put("/insights/me", json={"names": []}).status_code == 422
 
         assert http.get("/insights/not-an-id").status_code == 404
         assert http.get("/insights", params={"sort": "loudest"}).status_code == 400
@@ -126,13 +156,22 @@ def test_mcp_tools(svc: Services) -> None:
         async with Client(server) as client:
             return {t.name for t in (await client.list_tools()).tools}
 
-    assert {"list_insights", "get_insight", "open_loops"} <= asyncio.run(names())
+    assert {"list_insights", "get_insight", "open_loops", "set_insight_state"} <= asyncio.run(names())
     page = _call(server, "list_insights", {"kind": "decision", "limit": 3}).structured_content
     assert len(page["items"]) == 3 and page["next_offset"] == 3
     one = _call(server, "get_insight", {"id": page["items"][0]["id"]}).structured_content
     assert one["evidence"] and one["timeline"]
     loops = _call(server, "open_loops", {}).structured_content
     assert loops["identities"] == ["alex"] and loops["myActions"]
+    mine = loops["myActions"][0]["id"]
+    snoozed = _call(server, "set_insight_state", {"id": mine, "state": "snoozed", "until": "2026-04-03"})
+    assert snoozed.structured_content["lifecycle"] == "snoozed"
+    again = _call(server, "open_loops", {}).structured_content
+    assert mine not in {i["id"] for i in again["myActions"]}
+    hidden = _call(server, "list_insights", {"lifecycle": "snoozed"}).structured_content
+    assert [i["id"] for i in hidden["items"]] == [mine]
+    no_time = _call(server, "set_insight_state", {"id": mine, "state": "snoozed"})
+    assert no_time.is_error and "invalid_input" in no_time.content[0].text
     bad = _call(server, "get_insight", {"id": "nope"})
     assert bad.is_error and "not_found" in bad.content[0].text
 

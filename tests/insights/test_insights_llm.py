@@ -1,4 +1,4 @@
-"""LLM extractor through the real `openai` SDK against a local fake server on 127.0.0.1."""
+"""LLM extractor through the guarded seam and the real `openai` SDK against a local fake server."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import openai
 import pytest
 
 from app.core.clock import DAY_MS, FixedClock
-from insights.extractors.llm import LLMExtractor, MemoryLedger
-from insights.extractors.redaction import REDACTED, redact
+from app.core.llm.ledger import UsageLedger
+from app.core.privacy.detector import Detector
+from app.core.storage.db import Database
+from insights.extractors.llm import LLMExtractor
 from insights.extractors.rules import RuleExtractor
 from insights.model import ChatMessage, Importance, InsightKind
+from tests.core.llm.factory import guarded_llm, open_db
 
 NOW = 1_773_219_600_000  # 2026-03-11T09:00:00Z
 
@@ -98,74 +100,79 @@ ACTION = {
 }  # fmt: skip
 
 
-def make(fake: FakeOpenAI, ledger: MemoryLedger | None = None, cap: int = 100_000) -> LLMExtractor:
-    client = openai.OpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5)
-    return LLMExtractor(
-        client, model="gpt-test", fallback=RuleExtractor(), ledger=ledger or MemoryLedger(),
-        clock=FixedClock(NOW + DAY_MS // 2), daily_token_cap=cap,
-    )  # fmt: skip
+@pytest.fixture
+def db(tmp_path) -> Database:
+    return open_db(tmp_path)
 
 
-def test_llm_answer_becomes_drafts_with_evidence_and_usage(fake: FakeOpenAI) -> None:
+def make(fake: FakeOpenAI, db: Database, cap: int = 100_000) -> LLMExtractor:
+    llm = guarded_llm(fake.base_url, db, FixedClock(NOW + DAY_MS // 2), cap=cap)
+    return LLMExtractor(llm, fallback=RuleExtractor())
+
+
+def test_llm_answer_becomes_drafts_with_evidence_and_usage(fake: FakeOpenAI, db: Database) -> None:
     fake.reply_insights([ACTION, {**ACTION, "evidence": ["nope"]}])
-    ledger = MemoryLedger()
-    extractor = make(fake, ledger)
+    extractor = make(fake, db)
     drafts = extractor.extract(MESSAGES)
     assert extractor.last_source == "llm"
     (d,) = drafts  # the insight citing no real message is dropped
     assert d.kind is InsightKind.ACTION_ITEM and d.owner == "anna" and d.importance is Importance.HIGH
     assert d.evidence == ("m1", "m2") and d.dedupe_key == "slack:eng:action_item:m1:0"
-    assert ledger.rows[0][2:4] == (120, 40) and ledger.rows[0][4] > 0
+    (line,) = UsageLedger(db).lines("local")
+    assert (line.feature, line.prompt_tokens, line.completion_tokens) == ("insights", 120, 40)
+    assert line.cost > 0
     sent = fake.requests[0]["body"]
     assert sent["response_format"]["type"] == "json_schema"
     assert sent["response_format"]["json_schema"]["strict"] is True
 
 
-def test_secrets_never_reach_the_endpoint(fake: FakeOpenAI) -> None:
+def test_secrets_never_reach_the_endpoint(fake: FakeOpenAI, db: Database) -> None:
     fake.reply_insights([])
-    make(fake).extract(MESSAGES)
+    make(fake, db).extract(MESSAGES)
     transcript = fake.requests[0]["body"]["messages"][1]["content"]
     assert "hunter2" not in transcript and "sk-proj" not in transcript
-    assert transcript.count(REDACTED) == 2
+    assert "[SECRET:password]" in transcript and "[SECRET:openai-key]" in transcript
 
 
-def test_server_error_falls_back_to_rules(fake: FakeOpenAI) -> None:
+def test_server_error_falls_back_to_rules(fake: FakeOpenAI, db: Database) -> None:
     fake.replies.append((503, {"error": {"message": "overloaded"}}))
-    extractor = make(fake)
+    extractor = make(fake, db)
     drafts = extractor.extract(MESSAGES)
     assert extractor.last_source == "rules" and "InternalServerError" in (extractor.last_reason or "")
     assert any(d.kind is InsightKind.ACTION_ITEM and d.owner == "anna" for d in drafts)
 
 
-def test_garbage_answer_falls_back_to_rules(fake: FakeOpenAI) -> None:
+def test_garbage_answer_falls_back_to_rules(fake: FakeOpenAI, db: Database) -> None:
     fake.reply_insights([{"kind": "prophecy"}])
-    extractor = make(fake)
+    extractor = make(fake, db)
     extractor.extract(MESSAGES)
     assert extractor.last_source == "rules" and "unusable" in (extractor.last_reason or "")
 
 
-def test_daily_cap_skips_the_call(fake: FakeOpenAI) -> None:
-    ledger = MemoryLedger()
-    ledger.record(at=NOW, model="gpt-test", prompt_tokens=990, completion_tokens=0, cost=0.0)
-    extractor = make(fake, ledger, cap=1000)
+def test_daily_cap_skips_the_call_and_says_so(fake: FakeOpenAI, db: Database) -> None:
+    ledger = UsageLedger(db)
+    ledger.record(user_id="local", at=NOW, feature="forgetting", model="m", outcome="ok", prompt_tokens=990)
+    extractor = make(fake, db, cap=1000)
     extractor.extract(MESSAGES)
-    assert extractor.last_source == "rules" and extractor.last_reason == "daily token cap reached"
+    assert extractor.last_source == "rules" and extractor.cap_reached
+    assert "cap" in (extractor.last_reason or "")
     assert fake.requests == []
-    # Yesterday's use does not count against today's cap.
-    fresh = MemoryLedger()
-    fresh.record(at=NOW - DAY_MS, model="gpt-test", prompt_tokens=990, completion_tokens=0, cost=0.0)
+
+
+def test_yesterdays_use_does_not_count(fake: FakeOpenAI, db: Database) -> None:
+    ledger = UsageLedger(db)
+    ledger.record(
+        user_id="local", at=NOW - DAY_MS, feature="insights", model="m", outcome="ok", prompt_tokens=990
+    )
     fake.reply_insights([])
-    extractor = make(fake, fresh, cap=2000)
+    extractor = make(fake, db, cap=3000)
     extractor.extract(MESSAGES)
-    assert extractor.last_source == "llm"
+    assert extractor.last_source == "llm" and extractor.cap_reached is None
 
 
-def test_unreachable_endpoint_falls_back() -> None:
-    client = openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2)
-    extractor = LLMExtractor(
-        client, model="m", fallback=RuleExtractor(), ledger=MemoryLedger(), clock=FixedClock(NOW),
-        daily_token_cap=10_000,
-    )  # fmt: skip
+def test_unreachable_endpoint_falls_back(db: Database) -> None:
+    llm = guarded_llm("http://127.0.0.1:9/v1", db, FixedClock(NOW), timeout=2)
+    extractor = LLMExtractor(llm, fallback=RuleExtractor())
     assert extractor.extract(MESSAGES) and extractor.last_source == "rules"
 
 
@@ -186,6 +193,6 @@ def test_unreachable_endpoint_falls_back() -> None:
     ],
 )
 def test_redaction_patterns(secret: str, sensitive: str) -> None:
-    out = redact(f"here you go: {secret} thanks")
-    assert REDACTED in out and "thanks" in out
+    out = Detector().mask(f"here you go: {secret} thanks")
+    assert "[" in out and "thanks" in out
     assert sensitive not in out

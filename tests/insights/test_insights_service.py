@@ -46,7 +46,7 @@ def test_generate_is_incremental_and_deduplicated(svc: Services) -> None:
     assert first.groups_processed == len(convs) and first.created > 40
     assert svc.insights.generate().groups_processed == 0  # nothing new, nothing re-read
 
-    items = svc.insights.list_insights(limit=500)
+    items = svc.insights.list_insights(limit=500, lifecycle_state="all")
     for r in items:
         assert r.id == insight_id(r.insight.bot_id, r.insight.draft.dedupe_key)
         assert r.insight.draft.evidence  # every insight shows where it came from

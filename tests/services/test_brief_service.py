@@ -25,7 +25,7 @@ def _demo(services: Services) -> Services:
 
 
 def test_the_brief_names_open_loops_decisions_and_activity_with_ids(services: Services) -> None:
-    services.insights.identities = ("me", "ben")
+    services.insights.set_me(["me", "ben"])
     body = _demo(services).brief.brief(since=NOW_MS - 30 * DAY_MS, max_tokens=5000).to_dict()
     assert body["you"]["identities"] == ["me", "ben"]
     commitments = [line["title"] for line in body["myCommitments"]]
@@ -41,7 +41,7 @@ def test_the_brief_names_open_loops_decisions_and_activity_with_ids(services: Se
 
 
 def test_the_brief_stays_within_its_budget_and_says_what_it_left_out(services: Services) -> None:
-    services.insights.identities = ("me", "ben")
+    services.insights.set_me(["me", "ben"])
     brief = _demo(services).brief.brief(since=NOW_MS - 30 * DAY_MS, max_tokens=200)
     body = brief.to_dict()
     assert body["approxTokens"] <= 200
@@ -50,9 +50,8 @@ def test_the_brief_stays_within_its_budget_and_says_what_it_left_out(services: S
 
 
 def test_without_identities_the_brief_still_works_and_says_how_to_fix_it(services: Services) -> None:
-    services.insights.identities = ()
     body = _demo(services).brief.brief().to_dict()
-    assert "insights.identities" in body["you"]["hint"]
+    assert "strata insights me" in body["you"]["hint"]
     assert body["myCommitments"] == [] and body["waitingOn"]
 
 

@@ -44,8 +44,7 @@ def svc(services):
     )
     services.connectors.identities.merge([("slack", "anna"), ("telegram", "Anna S")], "Anna Schmidt")
     services.insights.generate()
-    services.settings.insights.identities.append("me")
-    services.files.me = ("me",)
+    services.insights.set_me(["me"])
     return services
 
 

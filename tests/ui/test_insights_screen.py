@@ -70,3 +70,28 @@ def test_opening_an_insight_refreshes_the_list_and_keeps_the_selection(qtbot, sc
     assert f"score {fresh.score:.2f}" in screen.detail.toPlainText()
     assert screen.evidence.count() > 0
     assert screen.ctx.guard.violations == []
+
+
+def test_done_button_closes_the_loop_and_who_are_you_feeds_the_brief(qtbot, screen, services):
+    qtbot.waitUntil(lambda: screen.model.rowCount() >= 2, timeout=10000)
+    assert not screen.lifecycle_bar.buttons["done"].isEnabled()  # nothing open yet
+    first = screen.model.rows[0]
+    screen.table.selectRow(0)
+    qtbot.waitUntil(lambda: screen.lifecycle_bar.buttons["done"].isEnabled(), timeout=10000)
+    assert not screen.lifecycle_bar.buttons["open"].isEnabled()
+    screen.lifecycle_bar.buttons["done"].click()
+    qtbot.waitUntil(lambda: first.id not in {r.id for r in screen.model.rows}, timeout=10000)
+    assert services.insights.get(first.id, count_view=False).insight.lifecycle == "done"
+    screen.lifecycle_filter.setCurrentIndex(screen.lifecycle_filter.findData("done"))
+    qtbot.waitUntil(lambda: [r.id for r in screen.model.rows] == [first.id], timeout=10000)
+
+    screen.tabs.setCurrentIndex(1)  # open loops: no names known yet, so the first-run question shows
+    qtbot.waitUntil(lambda: screen.who.isVisible(), timeout=10000)
+    screen.who.names.setText("ben, Ben B.")
+    screen.who.save.click()
+    qtbot.waitUntil(
+        lambda: not screen.who.isVisible() and "For: ben" in screen.brief.toPlainText(), timeout=10000
+    )
+    assert services.insights.me() == ("ben", "Ben B.")
+    assert "fix the login bug" in screen.brief.toPlainText()
+    assert screen.ctx.guard.violations == []

@@ -27,6 +27,8 @@ def get_brief(
     services = get_services(request)
     assert services.brief is not None
     brief = services.brief.brief(since=parse_bound(since, end_of_day=False), max_tokens=max_tokens)
+    # Headed for an agent: detected secrets are masked like every other agent-facing result.
     if format == "markdown":
-        return {"markdown": brief.to_markdown(), "approxTokens": brief.to_dict()["approxTokens"]}
-    return brief.to_dict()
+        markdown = services.privacy.mask(brief.to_markdown())
+        return {"markdown": markdown, "approxTokens": brief.to_dict()["approxTokens"]}
+    return services.privacy.mask_payload(brief.to_dict())

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_services
+from app.core.errors import NotFound
 
 router = APIRouter(tags=["forgetting"])
 
@@ -24,6 +25,11 @@ class RunIn(_Model):
         default=None, alias="userId", max_length=64, description="default: configured user"
     )
     dry_run: bool = Field(default=False, alias="dryRun", description="plan only, change nothing")
+    include_undone: bool = Field(
+        default=False,
+        alias="includeUndone",
+        description="also forget records of runs you undid (left alone by default)",
+    )
 
 
 class PreviewIn(_Model):
@@ -74,6 +80,10 @@ class StatusOut(_Model):
     lock: dict[str, Any] | None
     pendingCandidates: dict[str, int]
     summaries: int
+    pendingPlan: dict[str, Any] | None = Field(
+        None, description="a scheduled run waiting for you (it would archive more than confirmAboveRecords)"
+    )
+    confirmAboveRecords: int | None = None
 
 
 class PreviewOut(_Model):
@@ -88,16 +98,37 @@ class PreviewOut(_Model):
 _services = get_services
 
 
+def _own_user(request: Request, user_id: str | None) -> str | None:
+    """The server answers for its configured user only: another user's id is not found here."""
+    configured = _services(request).settings.user_id
+    if user_id not in (None, "", configured):
+        raise NotFound(f"no user {user_id!r} on this server", hint=f"it serves user {configured!r}")
+    return user_id or None
+
+
 @router.get("/forgetting/status", response_model=StatusOut, summary="Forgetting schedule, last run, lock")
 def forgetting_status(request: Request, user_id: str | None = None) -> dict[str, Any]:
-    return _services(request).forgetting.status(user_id)
+    return _services(request).forgetting.status(_own_user(request, user_id))
 
 
 @router.post("/forgetting/run", response_model=RunOut, summary="Run one forgetting cycle now")
 def forgetting_run(request: Request, body: RunIn | None = None) -> dict[str, Any]:
     body = body or RunIn()
-    report = _services(request).forgetting.run(body.user_id, dry_run=body.dry_run, trigger="api")
+    report = _services(request).forgetting.run(
+        _own_user(request, body.user_id),
+        dry_run=body.dry_run,
+        trigger="api",
+        include_undone=body.include_undone,
+    )
     return report.to_dict()
+
+
+@router.post(
+    "/forgetting/pending/dismiss",
+    summary="'Not now' for the plan waiting for you (pauses scheduled runs for a day)",
+)
+def forgetting_dismiss(request: Request) -> dict[str, Any]:
+    return _services(request).forgetting.dismiss_pending()
 
 
 @router.post(
@@ -105,7 +136,7 @@ def forgetting_run(request: Request, body: RunIn | None = None) -> dict[str, Any
 )
 def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[str, Any]:
     body = body or PreviewIn()
-    plan = _services(request).forgetting.preview(body.user_id)
+    plan = _services(request).forgetting.preview(_own_user(request, body.user_id))
     data = plan.to_dict(details=body.details)
     data["truncated"] = len(data["groups"]) > body.max_groups
     data["groups"] = data["groups"][: body.max_groups]
@@ -114,4 +145,5 @@ def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[
 
 @router.get("/summaries/{summary_id}", summary="The summary that replaced a group of archived messages")
 def get_summary(request: Request, summary_id: str) -> dict[str, Any]:
-    return _services(request).forgetting.summary(summary_id).to_dict()
+    services = _services(request)
+    return services.privacy.mask_payload(services.forgetting.summary(summary_id).to_dict())

@@ -1,13 +1,15 @@
-"""`/api/insights`: list (sort + filters), brief, get (counts a view), favorite, trend."""
+"""`/api/insights`: list (sort + filters), brief, me, get (counts a view), favorite, lifecycle, trend."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 
 from app.api.deps import get_services
+from app.core.clock import datetime_to_ms
 
 router = APIRouter(tags=["insights"])
 
@@ -16,6 +18,19 @@ InsightId = Annotated[str, Path(min_length=1, max_length=64, description="insigh
 
 class FavoriteIn(BaseModel):
     favorite: bool = Field(True, description="false removes the favorite")
+
+
+class LifecycleIn(BaseModel):
+    state: Literal["open", "done", "dismissed", "snoozed"] = Field(
+        ..., description="done / dismissed leave the default list; snoozed hides it until `until`"
+    )
+    until: datetime | None = Field(None, description="snoozed: when it comes back (ISO 8601, UTC if no zone)")
+
+
+class MeIn(BaseModel):
+    names: list[Annotated[str, Field(min_length=1, max_length=256)]] = Field(
+        ..., min_length=1, max_length=20, description="the names and handles you go by in your chats"
+    )
 
 
 @router.get("/insights", summary="List insights, ranked and filtered")
@@ -27,6 +42,9 @@ def list_insights(
     state: str | None = Query(None, description="active or dormant"),
     kind: str | None = Query(None, description="decision, action_item, deadline, question, blocker, meeting"),
     status: str | None = Query(None, description="open or resolved"),
+    lifecycle: str | None = Query(
+        None, description="open (default), done, dismissed, snoozed or all; status=resolved alone implies all"
+    ),
     q: str | None = Query(None, max_length=2000, description="search insights by words and meaning instead"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=100_000),
@@ -37,9 +55,10 @@ def list_insights(
     else:
         items = service.list_insights(
             sort=sort, label=label, importance=importance, state=state, kind=kind, status=status,
-            limit=limit, offset=offset,
+            limit=limit, offset=offset, lifecycle_state=lifecycle,
         )  # fmt: skip
-    return {"items": [r.to_dict(full=False) for r in items], "count": len(items), "offset": offset}
+    page = {"items": [r.to_dict(full=False) for r in items], "count": len(items), "offset": offset}
+    return get_services(request).privacy.mask_payload(page)  # text from chats: secrets masked
 
 
 @router.get("/insights/brief", summary="Open loops: my tasks, what I wait on, questions to me")
@@ -48,14 +67,26 @@ def insights_brief(
     me: list[str] | None = Query(None, description="names you go by (default: insights.identities)"),
     limit: int = Query(20, ge=1, le=200),
 ) -> dict[str, Any]:
-    return get_services(request).insights.brief(limit, me or None).to_dict()
+    services = get_services(request)
+    return services.privacy.mask_payload(services.insights.brief(limit, me or None).to_dict())
+
+
+@router.get("/insights/me", summary="The names you go by in your chats (drives the open loops)")
+def insights_me(request: Request) -> dict[str, Any]:
+    return {"names": list(get_services(request).insights.me())}
+
+
+@router.put("/insights/me", summary="Tell Strata the names you go by (first-run question)")
+def set_insights_me(request: Request, body: MeIn) -> dict[str, Any]:
+    return {"names": list(get_services(request).insights.set_me(body.names))}
 
 
 @router.get(
     "/insights/{insight_id}", summary="One insight with details, timeline and evidence (counts a view)"
 )
 def get_insight(request: Request, insight_id: InsightId) -> dict[str, Any]:
-    return get_services(request).insights.get(insight_id).to_dict()
+    services = get_services(request)
+    return services.privacy.mask_payload(services.insights.get(insight_id).to_dict())
 
 
 @router.post("/insights/{insight_id}/favorite", summary="Favorite or unfavorite an insight")
@@ -64,6 +95,18 @@ def favorite_insight(
 ) -> dict[str, Any]:
     value = True if body is None else body.favorite
     return get_services(request).insights.favorite(insight_id, value).to_dict(full=False)
+
+
+@router.post(
+    "/insights/{insight_id}/lifecycle",
+    summary="Mark an insight done, dismissed, snoozed until a time, or open",
+)
+def insight_lifecycle(request: Request, insight_id: InsightId, body: LifecycleIn) -> dict[str, Any]:
+    until = None
+    if body.until is not None:
+        at = body.until if body.until.tzinfo else body.until.replace(tzinfo=UTC)
+        until = datetime_to_ms(at)
+    return get_services(request).insights.set_lifecycle(insight_id, body.state, until).to_dict(full=False)
 
 
 @router.get(

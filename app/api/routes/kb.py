@@ -117,7 +117,8 @@ def list_documents(
     "/kb/documents/{document_id}", response_model=DocumentContentOut, summary="A document with its full text"
 )
 def get_document(document_id: DocumentId, services: Services = Depends(get_services)) -> DocumentContentOut:
-    return DocumentContentOut(**services.knowledge.get(document_id).to_dict())
+    # Detected secrets are masked on the way out; the stored text stays verbatim.
+    return DocumentContentOut(**services.privacy.mask_payload(services.knowledge.get(document_id).to_dict()))
 
 
 @router.delete(
@@ -136,4 +137,5 @@ def delete_document(
 def search_documents(body: KbSearchIn, services: Services = Depends(get_services)) -> KbSearchOut:
     """Hybrid (vector ≥ similarity threshold, default 0.7, + keyword) search; default limit 5."""
     hits = services.knowledge.search(body.query, body.limit, body.documentIds)
-    return KbSearchOut(query=body.query, hits=[ChunkHitOut(**h.to_dict()) for h in hits])
+    masked = services.privacy.mask_payload([h.to_dict() for h in hits])
+    return KbSearchOut(query=body.query, hits=[ChunkHitOut(**h) for h in masked])

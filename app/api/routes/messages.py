@@ -40,13 +40,34 @@ def ingest_messages(body: IngestIn, services: Services = Depends(get_services)) 
 def get_message(
     message_id: MessageId,
     context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    include_archived: bool = Query(
+        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
+    ),
     services: Services = Depends(get_services),
 ) -> MessageOut:
+    reveal = services.privacy.check_reveal(reveal)
     if context == 0:
-        return MessageOut.from_record(services.memory.get(message_id))
-    found = services.memory.context(message_id, before=context, after=context)
-    neighbours = [MessageOut.from_record(r) for r in found.neighbours]
-    return MessageOut.from_record(found.record, neighbours)
+        return _outgoing(
+            services,
+            MessageOut.from_record(services.memory.get(message_id, reveal_archived=include_archived)),
+            reveal,
+        )
+    found = services.memory.context(
+        message_id, before=context, after=context, reveal_archived=include_archived
+    )
+    neighbours = [_outgoing(services, MessageOut.from_record(r), reveal) for r in found.neighbours]
+    return _outgoing(services, MessageOut.from_record(found.record, neighbours), reveal)
+
+
+def _outgoing(services: Services, out: MessageOut, reveal: bool) -> MessageOut:
+    """Mask detected secrets in the text (stored text stays verbatim) and mark injection-like text."""
+    flags = services.privacy.flags(out.content, out.metadata)
+    if out.content and not reveal:
+        out.content = services.privacy.mask(out.content)
+    if flags:
+        out.metadata = {**out.metadata, "flags": flags, "untrusted": True}
+    return out
 
 
 @router.post("/messages/{message_id}/pin", response_model=MessageOut, summary="Pin or unpin a message")

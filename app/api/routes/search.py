@@ -14,8 +14,11 @@ router = APIRouter(tags=["search"])
 
 def _search(services: Services, body: SearchIn) -> SearchOut:
     filters = filters_from(body.model_dump())
+    reveal = services.privacy.check_reveal(body.reveal)
     hits = services.memory.search(body.query, filters, body.limit)
-    return SearchOut(query=body.query, hits=[h.to_dict() for h in hits])  # type: ignore[misc]
+    # Results may go to an agent's cloud context: detected secrets are masked unless revealed.
+    out = [services.privacy.outgoing(h.to_dict(), text=h.content, reveal=reveal) for h in hits]
+    return SearchOut(query=body.query, hits=out)  # type: ignore[arg-type]
 
 
 @router.get("/search", response_model=SearchOut, summary="Search memory (query string)")
@@ -29,11 +32,13 @@ def search_get(
     person: list[str] | None = Query(None, description="only these people (repeatable)"),
     since: str | None = Query(None, description="ISO date/time or Unix ms"),
     until: str | None = Query(None, description="ISO date/time or Unix ms; a bare date means end of day"),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
     services: Services = Depends(get_services),
 ) -> SearchOut:
     body = SearchIn(
-        query=q, limit=limit, platform=platform, channel=channel, person=person, since=since, until=until
-    )
+        query=q, limit=limit, platform=platform, channel=channel, person=person, since=since, until=until,
+        reveal=reveal,
+    )  # fmt: skip
     return _search(services, body)
 
 

@@ -44,6 +44,8 @@ def _make_engine(path: Path, begin_sql: str) -> Engine:
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # Deleted means gone: freed pages and cells are overwritten with zeros, not left on disk.
+        cur.execute("PRAGMA secure_delete=ON")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -98,6 +100,17 @@ class Database:
                     ) from exc
                 time.sleep(0.2 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the main file and truncate it (old page images, deleted text included).
+
+        Returns False when a reader still pins part of the log; the next checkpoint finishes it.
+        """
+        with self.write_engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            busy, _log_frames, _done = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return busy == 0
 
     def dispose(self) -> None:
         self.read_engine.dispose()

@@ -124,6 +124,8 @@ class LockRow(Base):
     __tablename__ = "locks"
 
     key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    # Whose work the lease serializes (the key names the user too; the column makes it queryable).
+    user_id: Mapped[str] = mapped_column(String(64), default="local")
     token: Mapped[str] = mapped_column(String(512))
     acquired_at: Mapped[int] = mapped_column(BigInteger)
     expires_at: Mapped[int] = mapped_column(BigInteger)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -126,6 +127,20 @@ class VectorCollection:
     def optimize(self) -> None:
         """Compact fragments left by many small upserts (keeps search fast)."""
         self._store.retry(lambda: self.table.optimize())
+
+    def purge_history(self) -> None:
+        """Compact, then drop every old version: LanceDB keeps deleted rows in older fragments.
+
+        Unverified files (another process's commit in flight) are left alone; they hold new rows.
+        A reader pinned to an old version fails once and retries on the latest (consistency
+        interval 0), which is why LanceDB's warning about it is silenced here.
+        """
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            self._store.retry(lambda: self.table.optimize(cleanup_older_than=timedelta(0)))
+
+    def version_count(self) -> int:
+        return len(self.table.list_versions())
 
 
 class VectorStore:

@@ -21,7 +21,7 @@ from app.core.errors import InvalidInput, NotFound
 from app.core.search.filters import filters_from, parse_bound
 from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
-from app.mcp.tools.memory import SNIPPET_CHARS, full_record, neighbour_line
+from app.mcp.tools.memory import REVEAL, SNIPPET_CHARS, full_record, neighbour_line
 from app.services.brief_service import DEFAULT_MAX_TOKENS as BRIEF_TOKENS
 
 SEARCH_LIMIT = 200
@@ -72,6 +72,7 @@ def compact(hit: SearchHit) -> dict[str, Any]:
 
 def register(server: MCPServer, services: Services) -> None:
     memory = services.memory
+    privacy = services.privacy
 
     @strata_tool
     def search(
@@ -86,14 +87,17 @@ def register(server: MCPServer, services: Services) -> None:
         max_tokens: Annotated[
             int, Field(ge=200, le=20_000, description="size budget in tokens (≈4 characters)")
         ] = DEFAULT_MAX_TOKENS,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
+        reveal = privacy.check_reveal(reveal)
         filters = filters_from({"since": since, "until": until})
         end = offset + limit
         options: dict[str, Any] = {"include": tuple(memory.extra_sources)}
         if loose:
             options["loose"] = True
         hits = memory.search(query, filters, min(end + 1, SEARCH_LIMIT), **options)
-        window = [compact(h) for h in hits[offset:end]]
+        # Results go into a cloud model's context: secrets masked, injection-like text marked.
+        window = [privacy.outgoing(compact(h), text=h.content, reveal=reveal) for h in hits[offset:end]]
         page = paginate(window, offset=offset, max_tokens=max_tokens, has_more=len(hits) > end)
         extra: dict[str, Any] = {"query": query}
         if not hits:
@@ -110,13 +114,17 @@ def register(server: MCPServer, services: Services) -> None:
         max_tokens: Annotated[
             int, Field(ge=200, le=20_000, description="size budget in tokens (≈4 characters)")
         ] = 4000,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
+        reveal = privacy.check_reveal(reveal)
         records: list[dict[str, Any]] = []
         missing: list[str] = []
         malformed: list[InvalidInput] = []
         for raw in ids:
             try:
-                records.append(_fetch_one(services, raw.strip(), detail, offset, max_tokens))
+                record = _fetch_one(services, raw.strip(), detail, offset, max_tokens)
+                text = record.get("content") if isinstance(record.get("content"), str) else None
+                records.append(privacy.outgoing(record, text=text, reveal=reveal))
             except NotFound:
                 missing.append(raw)
             except InvalidInput as exc:
@@ -150,7 +158,8 @@ def register(server: MCPServer, services: Services) -> None:
         assert services.brief is not None
         return (
             "Here is the user's current picture from their local memory (Strata). Use it as context; "
-            "ids in brackets can be read with the fetch tool.\n\n" + services.brief.brief().to_markdown()
+            "ids in brackets can be read with the fetch tool.\n\n"
+            + (privacy.mask(services.brief.brief().to_markdown()) or "")
         )
 
     @server.resource(
@@ -160,7 +169,7 @@ def register(server: MCPServer, services: Services) -> None:
         mime_type="text/plain",
     )
     def document_resource(document_id: str) -> str:
-        return services.knowledge.get(document_id).content
+        return privacy.mask(services.knowledge.get(document_id).content) or ""
 
 
 def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_tokens: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ STATUS_DESCRIPTION = """Status of the user's forgetting engine, which keeps memo
 their tier's age (short after 7 days, mid after 90) are promoted when valuable, otherwise archived
 behind a summary. Returns whether it is enabled, the schedule (next run), the last run with counts
 per tier (evaluated, promoted, archived, summarized, skipped), records waiting, and the summary count.
+`pendingPlan` is set when a scheduled run would archive many records and waits for the user.
 Use it to explain why an old message shows `content: null` (archived) or to say when cleanup runs."""
 
 
@@ -36,8 +37,11 @@ def register(server: MCPServer, services: Any) -> None:
             str | None, Field(max_length=64, description="default: the configured user")
         ] = None,
     ) -> dict[str, Any]:
+        configured = services.settings.user_id
+        if user_id not in (None, "", configured):  # one user per server: others are not found
+            raise ToolError(f"not_found: no user {user_id!r} on this server (it serves {configured!r})")
         try:
-            status = forgetting.status(user_id)
+            status = forgetting.status(user_id or None)
         except StrataError as exc:
             raise ToolError(f"{exc.code}: {exc}") from exc
         return {
@@ -47,6 +51,7 @@ def register(server: MCPServer, services: Any) -> None:
             "nextRun": status["nextRun"],
             "lastRun": compact_run(status["lastRun"]),
             "pendingCandidates": status["pendingCandidates"],
+            "pendingPlan": status.get("pendingPlan"),
             "summaries": status["summaries"],
             "lockHeld": bool(status["lock"] and status["lock"]["active"]),
         }

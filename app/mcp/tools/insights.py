@@ -1,10 +1,11 @@
-"""Insight tools for agents: list_insights, get_insight, open_loops (compact, paged results)."""
+"""Insight tools for agents: list_insights, get_insight, open_loops, set_insight_state (compact, paged)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -12,6 +13,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from app.bootstrap import Services
+from app.core.clock import datetime_to_ms
 from app.core.errors import StrataError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -20,7 +22,8 @@ LIST_DESCRIPTION = """List insights Strata extracted from the user's chats: deci
 (with owner and due date), deadlines, questions still awaiting an answer, blockers/incidents and
 meetings. Ranked by value (how often the user looks at them, freshness, importance/urgency,
 favorites). Filter by kind, label (taskLabel such as bug_report, feature_request), importance,
-state (active/dormant) or status (open/resolved); `query` searches by words and meaning instead.
+state (active/dormant), status (open/resolved) or lifecycle (open by default; done, dismissed,
+snoozed or all); `query` searches by words and meaning instead.
 Returns compact items with `id`; call get_insight for details, timeline and evidence message ids.
 If `next_offset` is set, call again with it for more."""
 
@@ -31,6 +34,11 @@ score, trend. Reading it counts as a view, which raises its ranking."""
 LOOPS_DESCRIPTION = """The user's open loops: their own open action items, things they are waiting
 on from others (tasks they asked for, their unanswered questions), and questions addressed to them
 that nobody answered — each list ordered by value. Use it for "what do I owe / what is pending"."""
+
+STATE_DESCRIPTION = """Close the loop on an insight for the user: state "done" (it happened),
+"dismissed" (not worth acting on), "snoozed" (hidden until `until`, an ISO date-time) or "open"
+(back on the list). Done, dismissed and snoozed items leave the default list and the open loops.
+Only do this when the user asked for it or clearly said the item is finished."""
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -61,6 +69,9 @@ def register(server: MCPServer, services: Services) -> None:
         importance: Annotated[str | None, Field(description="critical, high, medium or low")] = None,
         state: Annotated[str | None, Field(description="active or dormant")] = None,
         status: Annotated[str | None, Field(description="open or resolved")] = None,
+        lifecycle: Annotated[
+            str | None, Field(description="open (default), done, dismissed, snoozed or all")
+        ] = None,
         query: Annotated[
             str | None, Field(max_length=2000, description="search by words and meaning")
         ] = None,
@@ -73,7 +84,7 @@ def register(server: MCPServer, services: Services) -> None:
         else:
             found = insights.list_insights(
                 sort=sort, label=label, importance=importance, state=state, kind=kind, status=status,
-                limit=limit + 1, offset=offset,
+                limit=limit + 1, offset=offset, lifecycle_state=lifecycle,
             )  # fmt: skip
         items = [r.to_dict(full=False) for r in found[:limit]]
         for item in items:
@@ -81,20 +92,35 @@ def register(server: MCPServer, services: Services) -> None:
         page: dict[str, Any] = {"items": items, "count": len(items)}
         if len(found) > limit:
             page["next_offset"] = offset + limit
-        return page
+        return services.privacy.mask_payload(page)  # text from chats: secrets masked for the agent
 
     @_tool
     def get_insight(
         id: Annotated[str, Field(min_length=1, max_length=64, description="insight id")],
     ) -> dict[str, Any]:
-        return insights.get(id).to_dict()
+        return services.privacy.mask_payload(insights.get(id).to_dict())
 
     @_tool
     def open_loops(
         me: Annotated[list[str] | None, Field(max_length=20, description="names the user goes by")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="items per section")] = 10,
     ) -> dict[str, Any]:
-        return insights.brief(limit, me or None).to_dict()
+        return services.privacy.mask_payload(insights.brief(limit, me or None).to_dict())
+
+    @_tool
+    def set_insight_state(
+        id: Annotated[str, Field(min_length=1, max_length=64, description="insight id")],
+        state: Annotated[
+            Literal["open", "done", "dismissed", "snoozed"], Field(description="the new lifecycle state")
+        ],
+        until: Annotated[
+            datetime | None, Field(description="snoozed only: when it comes back (ISO 8601, UTC if no zone)")
+        ] = None,
+    ) -> dict[str, Any]:
+        at = None
+        if until is not None:
+            at = datetime_to_ms(until if until.tzinfo else until.replace(tzinfo=UTC))
+        return insights.set_lifecycle(id, state, at).to_dict(full=False)
 
     server.add_tool(list_insights, description=LIST_DESCRIPTION, annotations=READ_ONLY)
     server.add_tool(
@@ -103,3 +129,8 @@ def register(server: MCPServer, services: Services) -> None:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
     )
     server.add_tool(open_loops, description=LOOPS_DESCRIPTION, annotations=READ_ONLY)
+    server.add_tool(
+        set_insight_state,
+        description=STATE_DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )

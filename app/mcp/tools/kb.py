@@ -41,6 +41,12 @@ a document's id, or to see what the user has uploaded."""
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+def _untrusted(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A document flagged at upload as reading like instructions to a model: data, never orders."""
+    flags = list(metadata.get("flags") or [])
+    return {"flags": flags, "untrusted": True} if flags else {}
+
+
 def register(server: MCPServer, services: Services) -> None:
     knowledge = services.knowledge
 
@@ -53,7 +59,9 @@ def register(server: MCPServer, services: Services) -> None:
         ] = None,
     ) -> dict[str, Any]:
         hits = knowledge.search(query, limit, documentIds or None)
-        return {"query": query, "results": [h.to_dict() for h in hits]}
+        # Chunks go into a cloud model's context: detected secrets are masked.
+        results = [services.privacy.outgoing(h.to_dict(), text=h.content) for h in hits]
+        return {"query": query, "results": results}
 
     @strata_tool
     def getFullDocumentContent(
@@ -72,8 +80,9 @@ def register(server: MCPServer, services: Services) -> None:
             "metadata": info.metadata,
             "totalChars": len(text),
             "offset": offset,
-            "content": text[offset:end],
+            "content": services.privacy.mask(text[offset:end]),
             "next_offset": end if end < len(text) else None,
+            **_untrusted(info.metadata),
         }
 
     @strata_tool

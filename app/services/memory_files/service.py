@@ -41,6 +41,7 @@ from app.services.memory_files.sources import ItemLoader, ItemScope
 log = logging.getLogger(__name__)
 FILES_SOURCE = "files"  # MemoryService.search(include=["files"])
 JOB_ID = "memory-files-refresh"
+GONE = "_Nothing left here: the messages behind this page were deleted._"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ class RefreshReport:
 class MemoryFilesService:
     def __init__(
         self, db: Database, store: MemoryFileStore, clock: Clock, *, user_id: str,
-        settings: MemoryFilesSettings, me: Sequence[str] = (), tz: tzinfo | None = None,
+        settings: MemoryFilesSettings, me: Callable[[], Sequence[str]] = tuple, tz: tzinfo | None = None,
         contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: ItemLoader = lambda scope: [],
         mask: Mask | None = None, events: EventBus | None = None, rrf_k: int = 10,
     ) -> None:  # fmt: skip
@@ -80,7 +81,7 @@ class MemoryFilesService:
         self.clock = clock
         self.user_id = user_id
         self.settings = settings
-        self.me = tuple(me)
+        self.me = me  # the names the user goes by (no page for them), read at each refresh
         self.renderer = Renderer(tz=tz, mask=mask) if tz else Renderer(mask=mask)
         self.contacts = contacts
         self.items = items
@@ -93,7 +94,7 @@ class MemoryFilesService:
 
     # -- generation ----------------------------------------------------------------------------
     def plan(self) -> Plan:
-        return build_plan(self._directory(), self.contacts(), self.me, self._project_specs())
+        return build_plan(self._directory(), self.contacts(), self.me(), self._project_specs())
 
     def _directory(self) -> snapshot.Directory:
         # Naming every page needs two grouped scans of all messages; a one-page refresh reuses them
@@ -339,6 +340,35 @@ class MemoryFilesService:
             )
             for rank, h in enumerate(found, start=1)
         ]
+
+    # -- deletion ------------------------------------------------------------------------------
+    def on_messages_deleted(self, user_id: str, erased: Sequence[Any]) -> dict[str, int]:
+        """Deletion hook: pages quoting deleted messages are regenerated without them.
+
+        A page is affected when it links the message (`strata://message/<id>`) or belongs to its
+        person or conversation; a page with nothing left keeps only a note in its generated block.
+        """
+        if user_id != self.user_id or not erased:
+            return {}
+        links = {f"strata://message/{row.id})" for row in erased}
+        affected = {p for p, _, text, _ in self.index.documents() if any(link in text for link in links)}
+        with self._refresh_lock:
+            self._directory_cache = None  # people or conversations may have vanished
+            plan = self.plan()
+        for row in erased:
+            for page in (
+                plan.person_of.get((row.platform, row.person)),
+                plan.conversation_of.get((row.platform, row.channel)),
+            ):
+                if page is not None:
+                    affected.add(page.path)
+        rewritten = 0
+        for path in sorted(affected):
+            if path == NOTES_PAGE or path in plan.by_path:
+                rewritten += bool(self.refresh(path).changed)
+            elif self.store.apply_generated(path, "", GONE, append_if_missing=False) is MergeStatus.UPDATED:
+                rewritten += 1
+        return {"memory_files_rewritten": rewritten}
 
     # -- scheduling ----------------------------------------------------------------------------
     def schedule(self, scheduler: Any, *, first_run_in_seconds: float = 120) -> Any:

@@ -13,6 +13,12 @@ KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document"}
 
 
 def _source(hit: SearchHit) -> str:
+    # Text that reads like instructions to an AI model is marked, never hidden.
+    mark = "⚠ " if hit.extra.get("flags") else ""
+    return mark + _place(hit)
+
+
+def _place(hit: SearchHit) -> str:
     if hit.kind == "chunk":
         return f"📄 {hit.extra.get('file_name') or hit.channel or 'document'}"
     label = source_label(hit.platform, hit.channel)

@@ -1,4 +1,5 @@
-"""Insights screen: ranked list with badges, label/state filters, favorites, detail, trend, open loops."""
+"""Insights screen: ranked list with badges, label/state/lifecycle filters, favorites, detail, trend,
+done / dismiss / snooze buttons, open loops (with the first-run "who are you?" box)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.clock import DAY_MS
+from app.core.errors import ConfigError
 from app.ui.charts import LineChart
 from app.ui.context import UiContext
 from app.ui.events import INSIGHTS
 from app.ui.formatting import local_time
 from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
+from app.ui.screens.insights_lifecycle import LIFECYCLE_FILTERS, SNOOZE_DAYS, LifecycleBar, WhoAreYou
 from app.ui.widgets import make_table
 
 LEVEL_COLOURS = {
@@ -57,6 +61,11 @@ class InsightsModel(RowsModel[Any]):
                 Column("Importance", lambda r: _d(r).importance.value, colour=_level("importance")),
                 Column("Urgency", lambda r: _d(r).urgency.value, colour=_level("urgency")),
                 Column("Title", lambda r: _d(r).title, tooltip=lambda r: _d(r).description),
+                Column("Owner", lambda r: _d(r).owner or ""),
+                Column(
+                    "Where",
+                    lambda r: f"{_d(r).platform} · #{_d(r).channel}" if _d(r).channel else _d(r).platform,
+                ),
                 Column("Label", lambda r: _d(r).task_label),
                 Column("State", lambda r: f"{r.state} {TREND_ARROWS.get(r.trend, '')}".strip()),
                 Column("Score", lambda r: f"{r.score:.2f}", align_right=True),
@@ -86,11 +95,15 @@ class InsightsScreen(Screen):
         self.state_filter = QComboBox()
         for text, value in (("Active and dormant", None), ("Active", "active"), ("Dormant", "dormant")):
             self.state_filter.addItem(text, value)
+        self.lifecycle_filter = QComboBox()
+        for text, value in LIFECYCLE_FILTERS:
+            self.lifecycle_filter.addItem(text, value)
         self.label_filter.currentIndexChanged.connect(lambda _: self.reload())
         self.state_filter.currentIndexChanged.connect(lambda _: self.reload())
+        self.lifecycle_filter.currentIndexChanged.connect(lambda _: self.reload())
         self.generate_button = QPushButton("Find new insights")
         self.generate_button.clicked.connect(self.generate)
-        for w in (self.label_filter, self.state_filter):
+        for w in (self.label_filter, self.state_filter, self.lifecycle_filter):
             filters.addWidget(w)
         filters.addStretch(1)
         filters.addWidget(self.generate_button)
@@ -109,6 +122,8 @@ class InsightsScreen(Screen):
         detail = QWidget()
         detail_layout = QVBoxLayout(detail)
         detail_layout.setContentsMargins(0, 0, 0, 0)
+        self.lifecycle_bar = LifecycleBar(self.set_lifecycle)
+        detail_layout.addWidget(self.lifecycle_bar)
         self.detail = QTextBrowser()
         detail_layout.addWidget(self.detail, 3)
         self.evidence = QListWidget()
@@ -119,8 +134,15 @@ class InsightsScreen(Screen):
         self.chart = LineChart("Views in the last 30 days")
         detail_layout.addWidget(self.chart, 2)
         self.tabs.addTab(detail, "Detail")
+        loops = QWidget()
+        loops_layout = QVBoxLayout(loops)
+        loops_layout.setContentsMargins(0, 0, 0, 0)
+        self.who = WhoAreYou(self.save_identities)
+        self.who.hide()
+        loops_layout.addWidget(self.who)
         self.brief = QTextBrowser()
-        self.tabs.addTab(self.brief, "Open loops")
+        loops_layout.addWidget(self.brief, 1)
+        self.tabs.addTab(loops, "Open loops")
         self.tabs.currentChanged.connect(lambda i: self.load_brief() if i == 1 else None)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -137,7 +159,11 @@ class InsightsScreen(Screen):
             return
         svc = self.insights
         label, state = self.label_filter.currentData(), self.state_filter.currentData()
-        self.query(lambda: svc.list_insights(label=label, state=state, limit=LIST_LIMIT), self._show_list)
+        lifecycle = self.lifecycle_filter.currentData()
+        self.query(
+            lambda: svc.list_insights(label=label, state=state, limit=LIST_LIMIT, lifecycle_state=lifecycle),
+            self._show_list,
+        )
         if self.tabs.currentIndex() == 1:
             self.load_brief()
 
@@ -179,6 +205,14 @@ class InsightsScreen(Screen):
         # The service publishes the change; the list reloads in its new (re-ranked) order.
         self.mutate(lambda: svc.favorite(item.id, value), [INSIGHTS])
 
+    def set_lifecycle(self, state: str) -> None:
+        """Done / dismiss / snooze / reopen the insight in the detail; the list reloads without it."""
+        if self._current is None:
+            return
+        svc, insight = self.insights, self._current
+        until = svc.clock.now_ms() + SNOOZE_DAYS * DAY_MS if state == "snoozed" else None
+        self.mutate(lambda: svc.set_lifecycle(insight, state, until), [INSIGHTS])
+
     def generate(self) -> None:
         svc = self.insights
         self.generate_button.setEnabled(False)
@@ -186,6 +220,14 @@ class InsightsScreen(Screen):
         def done(report: Any) -> None:
             self.generate_button.setEnabled(True)
             count = len(getattr(report, "ids", ()) or ())
+            notices = " ".join(getattr(report, "notices", ()) or ())
+            if notices:  # e.g. the daily LLM cap: said out loud, never a silent fallback
+                self.banner.show_message(
+                    f"Insight run finished: {count} new or updated. {notices}; rule-based extraction "
+                    "was used (usage in Settings → Privacy and LLM usage).",
+                    "info",
+                )
+                return
             self.banner.show_message(f"Insight run finished: {count} new or updated.", "ok")
 
         def failed(exc: BaseException) -> None:
@@ -225,6 +267,7 @@ class InsightsScreen(Screen):
         item, trend, evidence = loaded
         if item.id != self._current:
             return
+        self.lifecycle_bar.show_state(item.insight.lifecycle)
         self.detail.setHtml(insight_html(item))
         self.chart.set_series(trend.get("daily", []))
         if evidence is None:
@@ -249,7 +292,12 @@ class InsightsScreen(Screen):
         svc = self.insights
         self.query(svc.brief, self._show_brief, failure=self._brief_failed)
 
+    def save_identities(self, names: list[str]) -> None:
+        svc = self.insights
+        self.mutate(lambda: svc.set_me(names), [INSIGHTS], lambda _: self.load_brief())
+
     def _show_brief(self, loops: Any) -> None:
+        self.who.hide()
         parts = [f"<p><small>For: {html.escape(', '.join(loops.identities))}</small></p>"]
         for title, items in (
             ("My actions", loops.my_actions),
@@ -263,6 +311,10 @@ class InsightsScreen(Screen):
         self.brief.setHtml("".join(parts))
 
     def _brief_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, ConfigError):
+            self.who.show()  # first run: ask who the user is instead of pointing at settings.toml
+            self.brief.setHtml("")
+            return
         hint = getattr(exc, "hint", None) or ""
         self.brief.setHtml(
             f"<p>{html.escape(str(getattr(exc, 'message', exc)))}</p><p><i>{html.escape(hint)}</i></p>"
@@ -283,7 +335,7 @@ def _badge(text: str) -> str:
 
 def insight_html(r: Any) -> str:
     d = _d(r)
-    meta = [f"{html.escape(d.kind.value)}", f"label {html.escape(d.task_label)}", f"status {d.status.value}"]
+    meta = [f"{html.escape(d.kind.value)}", f"label {html.escape(d.task_label)}", f"{r.insight.lifecycle}"]
     if d.owner:
         meta.append(f"owner {html.escape(d.owner)}")
     if d.due_at:
@@ -291,6 +343,10 @@ def insight_html(r: Any) -> str:
     meta.append(f"{d.platform} · #{html.escape(d.channel)}" if d.channel else d.platform)
     details = "".join(f"<li>{html.escape(x)}</li>" for x in d.details)
     timeline = "".join(f"<li>{local_time(t.at)} {html.escape(t.event)}</li>" for t in d.timeline)
+    if r.insight.lifecycle_set_at is not None:
+        timeline += (
+            f"<li>{local_time(r.insight.lifecycle_set_at)} you set it {html.escape(r.insight.lifecycle)}</li>"
+        )
     return (
         f"<h3>{'★ ' if r.insight.weights.favorite else ''}{html.escape(d.title)}</h3>"
         f"<p>{_badge(d.importance.value)} {_badge(d.urgency.value)} "

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -66,6 +67,8 @@ class MemoryScreen(Screen):
         self.totals = QLabel()
         self.totals.setTextFormat(Qt.TextFormat.RichText)
         self.outer.addWidget(self.totals)
+        self.pending = PendingNotice(self)
+        self.outer.addWidget(self.pending)
         self.chart = StackedAreaChart("Messages per tier, by week of the message")
         self.chart.setMinimumHeight(220)
 
@@ -133,6 +136,7 @@ class MemoryScreen(Screen):
         status, runs = loaded
         self.status.setText(status_text(status))
         self.runs.set_rows(runs)
+        self.pending.show_plan(status.get("pendingPlan"))
 
     # --- actions -------------------------------------------------------------------------------
     def preview(self) -> None:
@@ -156,6 +160,15 @@ class MemoryScreen(Screen):
 
         self.mutate(svc.run, [FORGETTING, MESSAGES, SUMMARIES], done, failure=failed)
 
+    def dismiss_pending(self) -> None:
+        svc = self.forgetting
+
+        def done(result: dict[str, Any]) -> None:
+            self.pending.show_plan(None)
+            self.banner.show_message(f"Not now: scheduled forgetting resumes {result['resumesAt']}.", "info")
+
+        self.mutate(svc.dismiss_pending, [FORGETTING], done)
+
     def undo_selected(self) -> None:
         run = self.runs.row_at(self.runs_view.currentIndex().row())
         if run is None or not run.run_id:
@@ -171,6 +184,37 @@ class MemoryScreen(Screen):
             )
 
         self.mutate(lambda: svc.undo(run.run_id), [FORGETTING, MESSAGES, SUMMARIES], done)
+
+
+class PendingNotice(QFrame):
+    """Banner for a scheduled run that waits for the user: Preview / Run / Not now."""
+
+    def __init__(self, screen: MemoryScreen) -> None:
+        super().__init__(screen)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QHBoxLayout(self)
+        self.text = QLabel("")
+        self.text.setWordWrap(True)
+        layout.addWidget(self.text, 1)
+        self.preview_button = QPushButton("Preview")
+        self.run_button = QPushButton("Run")
+        self.later_button = QPushButton("Not now")
+        self.preview_button.clicked.connect(screen.preview)
+        self.run_button.clicked.connect(screen.run_now)
+        self.later_button.clicked.connect(screen.dismiss_pending)
+        for b in (self.preview_button, self.run_button, self.later_button):
+            layout.addWidget(b)
+        self.hide()
+
+    def show_plan(self, plan: dict[str, Any] | None) -> None:
+        if not plan:
+            self.hide()
+            return
+        self.text.setText(
+            f"The scheduled forgetting run would archive {plan['archive']} messages into "
+            f"{plan['summaries']} summaries, more than your limit, so it is waiting for you."
+        )
+        self.show()
 
 
 def status_text(status: dict[str, Any]) -> str:

@@ -47,6 +47,7 @@ class SearchScreen(Screen):
         self._seq = 0  # request number: late answers to older queries are dropped
         self.memory = ctx.service("memory")
         self.forgetting = ctx.service("forgetting")  # archived messages show their summary
+        self.privacy = ctx.service("privacy")  # secrets masked in the list, click to reveal in detail
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText(QUERY_PLACEHOLDER)
         self.query_edit.setClearButtonEnabled(True)
@@ -172,8 +173,11 @@ class SearchScreen(Screen):
         memory = self.memory
         include = tuple(sorted(getattr(memory, "extra_sources", {}) or {}))
 
+        privacy = self.privacy
+
         def search() -> list[SearchHit]:
-            return memory.search(text, filters, RESULT_LIMIT, include=include)
+            hits = memory.search(text, filters, RESULT_LIMIT, include=include)
+            return privacy.for_display(hits) if privacy is not None else hits
 
         self.query(search, lambda hits: self._show_hits(seq, text, hits))
 

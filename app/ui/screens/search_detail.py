@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
@@ -29,6 +30,7 @@ class DetailPane(QWidget):
         self.hit: SearchHit | None = None
         self.record: MessageRecord | None = None
         self._seq = 0
+        self._shown: tuple[Any, Any, dict[int, tuple[str | None, list[str]]]] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
         self.heading = QLabel()
@@ -41,13 +43,21 @@ class DetailPane(QWidget):
         self.pin_button = QPushButton("Pin")
         self.pin_button.setToolTip("Pinned messages are never archived by the forgetting engine")
         self.pin_button.clicked.connect(self.toggle_pin)
+        self.reveal_button = QPushButton("Show secrets")
+        self.reveal_button.setCheckable(True)
+        self.reveal_button.setToolTip(
+            "Secrets and personal data (keys, passwords, e-mails, phones…) are masked; show them here"
+        )
+        self.reveal_button.toggled.connect(self._toggle_reveal)
         self.delete_button = QPushButton("Delete")
         self.delete_button.clicked.connect(self.delete)
         self.channel_button = QPushButton("Only this channel")
         self.channel_button.clicked.connect(lambda: self._filter("channel"))
         self.person_button = QPushButton("Only this person")
         self.person_button.clicked.connect(lambda: self._filter("person"))
-        for b in (self.pin_button, self.delete_button, self.channel_button, self.person_button):
+        for b in (
+            self.pin_button, self.reveal_button, self.delete_button, self.channel_button, self.person_button
+        ):  # fmt: skip
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout.addLayout(buttons)
@@ -64,22 +74,35 @@ class DetailPane(QWidget):
     def _enable(self, message: bool) -> None:
         for b in (self.pin_button, self.delete_button, self.channel_button, self.person_button):
             b.setEnabled(message)
+        self.reveal_button.blockSignals(True)
+        self.reveal_button.setChecked(False)  # every new selection starts masked
+        self.reveal_button.setText("Show secrets")
+        self.reveal_button.blockSignals(False)
+        self.reveal_button.setEnabled(False)
 
     def show_hit(self, hit: SearchHit, terms: list[str]) -> None:
         self._seq += 1
         seq = self._seq
         self.hit, self.record = hit, None
         self._terms = terms
-        self.heading.setText(f"<b>{html.escape(source_label(hit.platform, hit.channel) or hit.kind)}</b>")
+        flagged = (
+            " ⚠ reads like instructions to an AI model (flagged, shown as data)"
+            if hit.extra.get("flags")
+            else ""
+        )
+        label = html.escape(source_label(hit.platform, hit.channel) or hit.kind)
+        self.heading.setText(f"<b>{label}</b><span style='color:#c77700'>{html.escape(flagged)}</span>")
+        self._shown = None
         if hit.kind != "message":
             # Summaries and document chunks carry their whole text; no conversation to fetch.
             self._enable(False)
             self._render_plain(hit)
             return
         memory, forgetting = self.screen.memory, self.screen.forgetting
+        privacy = getattr(self.screen, "privacy", None)
         record_id = int(hit.id)
 
-        def load() -> tuple[Any, Any]:
+        def load() -> tuple[Any, Any, dict[int, tuple[str | None, list[str]]]]:
             ctx = memory.context(record_id, before=CONTEXT_BEFORE, after=CONTEXT_AFTER)
             summary = None
             if ctx.record.summary_ref_id and forgetting is not None:
@@ -87,7 +110,21 @@ class DetailPane(QWidget):
                     summary = forgetting.summary(ctx.record.summary_ref_id)
                 except NotFound:  # undone run: the message is back, or the summary was removed
                     summary = None
-            return ctx, summary
+            if summary is not None and privacy is not None:
+                summary = replace(
+                    summary,
+                    summary_text=privacy.mask(summary.summary_text),
+                    key_points=tuple(privacy.mask(p) for p in summary.key_points),
+                )
+            # Masked text and flags per message, computed here, off the GUI thread.
+            shown = {
+                r.id: (
+                    privacy.mask(r.content) if privacy is not None else r.content,
+                    privacy.flags(r.content, r.metadata) if privacy is not None else [],
+                )
+                for r in (ctx.record, *ctx.neighbours)
+            }
+            return ctx, summary, shown
 
         self.screen.query(load, lambda result: self._render_context(seq, *result))
 
@@ -101,25 +138,46 @@ class DetailPane(QWidget):
             label += _span_text(
                 extra.get("message_count"), extra.get("start_timestamp"), extra.get("end_timestamp")
             )
-        body = highlight_html(hit.content or "", self._terms, colour).replace("\n", "<br>")
+        verbatim = hit.extra.get("verbatim")
+        self.reveal_button.setEnabled(verbatim is not None)
+        text = verbatim if verbatim is not None and self.reveal_button.isChecked() else hit.content
+        body = highlight_html(text or "", self._terms, colour).replace("\n", "<br>")
         self.view.setHtml(f"{head}<p style='color:gray'>{html.escape(label)}</p><p>{body}</p>")
 
-    def _render_context(self, seq: int, ctx: Any, summary: Any) -> None:
+    def _toggle_reveal(self, _checked: bool) -> None:
+        self.reveal_button.setText("Hide secrets" if self.reveal_button.isChecked() else "Show secrets")
+        if self._shown is not None:
+            self._render_context(self._seq, *self._shown)
+        elif self.hit is not None and self.hit.kind != "message":
+            self._render_plain(self.hit)
+
+    def _render_context(
+        self, seq: int, ctx: Any, summary: Any, shown: dict[int, tuple[str | None, list[str]]] | None = None
+    ) -> None:
         if seq != self._seq:
             return
+        shown = shown or {}
+        self._shown = (ctx, summary, shown)
+        revealed = self.reveal_button.isChecked()
         record: MessageRecord = ctx.record
         self.record = record
-        self._enable(True)
+        if not revealed:
+            self._enable(True)
+        self.reveal_button.setEnabled(any(masked != r.content for r, (masked, _) in _pairs(ctx, shown)))
         self.pin_button.setText("Unpin" if record.is_pinned else "Pin")
         colour = term_highlight_colour(is_dark())
         rows = sorted([*ctx.neighbours, record], key=lambda r: (r.timestamp, r.id))
         parts = []
         for r in rows:
             is_hit = r.id == record.id
-            text = r.content if r.content is not None else "(archived: verbatim text kept, see summary)"
+            masked, flags = shown.get(r.id, (r.content, []))
+            text = r.content if revealed else masked
+            text = text if text is not None else "(archived: verbatim text kept, see summary)"
             body = highlight_html(text, self._terms if is_hit else [], colour).replace("\n", "<br>")
             style = "border-left:3px solid #4f7cff;padding-left:6px;" if is_hit else "color:gray;"
             meta = f"{html.escape(r.person)} · {local_time(r.timestamp)}"
+            if flags:
+                meta += " · <span style='color:#c77700'>⚠ reads like instructions to an AI model</span>"
             parts.append(f"<div style='{style}margin:6px 0;'><small>{meta}</small><br>{body}</div>")
         info = [f"tier <b>{record.memory_stage}</b>", f"accessed {record.access_count}×"]
         if record.is_pinned:
@@ -151,7 +209,9 @@ class DetailPane(QWidget):
         if record is None:
             return
         if not self.screen.confirm(
-            "Delete message", "Delete this message from your memory? This cannot be undone."
+            "Delete message",
+            "Delete this message for good? Its text is removed everywhere: search, summaries that "
+            "quote it and its edit history. This cannot be undone.",
         ):
             return
         memory = self.screen.memory
@@ -163,6 +223,12 @@ class DetailPane(QWidget):
         record = self.record
         if record is not None:
             self.screen.add_chip(key, record.channel if key == "channel" else record.person)
+
+
+def _pairs(
+    ctx: Any, shown: dict[int, tuple[str | None, list[str]]]
+) -> list[tuple[Any, tuple[str | None, list[str]]]]:
+    return [(r, shown.get(r.id, (r.content, []))) for r in (ctx.record, *ctx.neighbours)]
 
 
 def _span_text(count: int | None, start: int | None, end: int | None) -> str:

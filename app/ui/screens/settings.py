@@ -1,4 +1,4 @@
-"""Settings screen: data dir, embeddings, LLM endpoint, API server, MCP install, schedules."""
+"""Settings screen: data dir, embeddings, LLM endpoint, API server, MCP install, privacy, schedules."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -25,8 +26,10 @@ from PySide6.QtWidgets import (
 from app.ui.context import UiContext
 from app.ui.events import SETTINGS
 from app.ui.screens.base import Screen
+from app.ui.screens.settings_backup import BackupRow
 from app.ui.screens.settings_integrations import IntegrationsSection
 from app.ui.screens.settings_llm_key import LlmKeyRow
+from app.ui.screens.settings_privacy import PrivacySection
 from app.ui.settings_file import update_settings_file
 from app.ui.widgets import muted
 
@@ -49,6 +52,8 @@ class SettingsScreen(Screen):
         self._build_api(settings)
         self.integrations = IntegrationsSection(self)
         self.form_area.addWidget(self.integrations)
+        self.privacy = PrivacySection(self)
+        self.form_area.addWidget(self.privacy)
         self._build_schedules()
         self.form_area.addStretch(1)
 
@@ -56,6 +61,7 @@ class SettingsScreen(Screen):
         self.refresh_server_status()
         self.integrations.reload()
         self.llm_key.reload()
+        self.privacy.reload()
         self._load_jobs()
 
     # --- sections --------------------------------------------------------------------------
@@ -71,6 +77,8 @@ class SettingsScreen(Screen):
         self.data_dir.setReadOnly(True)
         self.data_dir.setToolTip("Start with --data-dir DIR or STRATA_DATA_DIR to use another folder")
         form.addRow("Data directory", self.data_dir)
+        self.backup = BackupRow(self)
+        form.addRow("Export / backup", self.backup)
 
     def _build_models(self, settings: Any) -> None:
         form = self.group("Embeddings and LLM (applied at next start)")
@@ -227,6 +235,10 @@ class SettingsScreen(Screen):
             self.jobs.setItem(row, 1, QTableWidgetItem(name))
             when = next_run.strftime("%Y-%m-%d %H:%M") if next_run is not None else "paused"
             self.jobs.setItem(row, 2, QTableWidgetItem(when))
+
+    def confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text)
+        return answer == QMessageBox.StandardButton.Yes
 
     def copy_to_clipboard(self, text: str, what: str) -> None:
         QGuiApplication.clipboard().setText(text)

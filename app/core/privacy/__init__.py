@@ -1,0 +1,1 @@
+"""Privacy: detect and mask secrets and personal data, and flag prompt injections."""

@@ -1,0 +1,205 @@
+"""Find secrets and personal data in text and mask them with readable placeholders.
+
+Classes (configurable, `[privacy] redact`): `secrets` (API keys, tokens, passwords, private keys;
+see `secret_patterns.py`), `cards` (13–19 digits passing Luhn with a card-network prefix),
+`ibans` (ISO 13616 checksum), `emails`, `phones` (libphonenumber's validity rules).
+Luhn and IBAN checks come from `python-stdnum`, phone numbers from `phonenumberslite`;
+both are imported on first use so `import app.core` stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.core.privacy.secret_patterns import SECRET_PATTERNS
+
+ALL_CLASSES = ("secrets", "cards", "ibans", "emails", "phones")
+PLACEHOLDERS = {"cards": "[CARD]", "ibans": "[IBAN]", "emails": "[EMAIL]", "phones": "[PHONE]"}
+
+_EMAIL = re.compile(r"(?<![\w.+\-])[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9\-]{1,63}\.)+[A-Za-z]{2,24}\b")
+_CARD = re.compile(r"(?<![\d\-.])(?:\d[ \-]?){12,18}\d(?![\d\-.])")
+# Card networks by leading digits: Visa 4, Mastercard 51–55 / 22–27, Amex 34/37, Discover 6,
+# Diners 30/36/38, JCB 35. Order numbers and millisecond timestamps rarely start like this.
+_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+# Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking no. …",
+# unless a card word is nearer ("order paid with card 4111…").
+_REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
+_CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
+_PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
+# Our own placeholders: masking already-masked text must change nothing (results are nested).
+_PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    start: int
+    end: int
+    kind: str  # "aws-key", "password", …, "email", "phone", "card", "iban"
+    cls: str  # one of ALL_CLASSES
+
+    @property
+    def placeholder(self) -> str:
+        return f"[SECRET:{self.kind}]" if self.cls == "secrets" else PLACEHOLDERS[self.cls]
+
+
+class Detector:
+    """Thread-safe; results are cached per text (search results repeat the same messages)."""
+
+    def __init__(
+        self, classes: Iterable[str] = ALL_CLASSES, *, phone_regions: Iterable[str] = ("US",)
+    ) -> None:
+        chosen = tuple(dict.fromkeys(classes))
+        unknown = set(chosen) - set(ALL_CLASSES)
+        if unknown:
+            raise ValueError(f"unknown redaction classes {sorted(unknown)}; known: {', '.join(ALL_CLASSES)}")
+        self.classes = chosen
+        self.phone_regions = tuple(r.upper() for r in phone_regions)
+        self._cache: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def find(self, text: str) -> tuple[Finding, ...]:
+        if not text:
+            return ()
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        found = _resolve(_outside_placeholders(text, self._scan(text)))
+        with self._lock:
+            self._cache[text] = found
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return found
+
+    def mask(self, text: str) -> str:
+        return apply(text, self.find(text))
+
+    def has_secrets(self, text: str) -> bool:
+        return bool(self.find(text))
+
+    def _scan(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        if "secrets" in self.classes:
+            out.extend(_secrets(text))
+        if "emails" in self.classes and "@" in text:
+            out.extend(_emails(text))
+        if "ibans" in self.classes:
+            out.extend(_ibans(text))
+        if "cards" in self.classes:
+            out.extend(_cards(text))
+        if "phones" in self.classes and _PHONE_HINT.search(text):
+            out.extend(_phones(text, self.phone_regions))
+        return out
+
+
+def apply(text: str, findings: Iterable[Finding]) -> str:
+    """Replace each finding (non-overlapping, sorted) with its placeholder."""
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos : f.start])
+        parts.append(f.placeholder)
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _outside_placeholders(text: str, findings: list[Finding]) -> list[Finding]:
+    if "[" not in text:
+        return findings
+    spans = [m.span() for m in _PLACEHOLDER.finditer(text)]
+    if not spans:
+        return findings
+    return [f for f in findings if not any(f.start < end and start < f.end for start, end in spans)]
+
+
+def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Overlaps: the earliest start wins, then the longest span, so one secret gets one placeholder."""
+    findings.sort(key=lambda f: (f.start, -(f.end - f.start)))
+    kept: list[Finding] = []
+    for f in findings:
+        if kept and f.start < kept[-1].end:
+            if f.end > kept[-1].end and kept[-1].cls == f.cls:
+                kept[-1] = Finding(kept[-1].start, f.end, kept[-1].kind, kept[-1].cls)
+            continue
+        kept.append(f)
+    return tuple(kept)
+
+
+def _secrets(text: str) -> list[Finding]:
+    out: list[Finding] = []
+    for pattern in SECRET_PATTERNS:
+        for m in pattern.regex.finditer(text):
+            start, end = m.span(pattern.group)
+            value = text[start:end]
+            if pattern.check is not None and not pattern.check(value):
+                continue
+            # A bare value keeps its closing punctuation ("hunter2." ends a sentence).
+            stripped = value.rstrip(".,;:!?)]}>") if value[:1] not in "\"'`" else value
+            out.append(Finding(start, start + len(stripped), pattern.kind, "secrets"))
+    return out
+
+
+def _emails(text: str) -> list[Finding]:
+    # `git@github.com:org/repo` is an scp-style remote, and `scheme://user:pw@host` holds a
+    # password (the url-password pattern's job), not a mailbox.
+    out = []
+    for m in _EMAIL.finditer(text):
+        if text.startswith(":", m.end()):
+            continue
+        token_start = max(text.rfind(" ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+        if "://" in text[token_start : m.start()]:
+            continue
+        out.append(Finding(m.start(), m.end(), "email", "emails"))
+    return out
+
+
+def _cards(text: str) -> list[Finding]:
+    from stdnum import luhn
+
+    out = []
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"[ \-]", "", m.group(0))
+        before = text[max(0, m.start() - 24) : m.start()]
+        if _REFERENCE_WORD.search(before) and not _CARD_WORD.search(before):
+            continue
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
+            out.append(Finding(m.start(), m.end(), "card", "cards"))
+    return out
+
+
+def _ibans(text: str) -> list[Finding]:
+    from stdnum import iban
+
+    out = []
+    for m in _IBAN.finditer(text):
+        raw = m.group(0)
+        # The regex is greedy over spaced groups; try shorter prefixes so "… IBAN DE89… thanks" fits.
+        for end in range(len(raw), 14, -1):
+            candidate = raw[:end].rstrip()
+            if iban.is_valid(candidate):
+                out.append(Finding(m.start(), m.start() + len(candidate), "iban", "ibans"))
+                break
+    return out
+
+
+def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
+    import phonenumbers
+
+    out: list[Finding] = []
+    for region in regions or ("ZZ",):
+        matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
+        # Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial.
+        out.extend(
+            Finding(m.start, m.end, "phone", "phones")
+            for m in matcher
+            if m.start == 0 or not (text[m.start - 1].isalnum() or text[m.start - 1] in "-/#_")
+        )
+    return out
