@@ -185,3 +185,30 @@ def test_the_scheduler_host_refreshes_the_pages(services):
     load_demo(services.memory)
     report = services.files.run_scheduled()
     assert report is not None and "people/anna.md" in report.changed
+
+
+def test_secrets_in_quoted_messages_are_masked_in_pages(services):
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    services.memory.ingest([make_message(1, person="dev", content=f"the deploy token is {token} ok")])
+    services.files.refresh()
+    text = services.files.read("people/dev.md").text
+    assert "the deploy token is" in text and token not in text
+    assert token in services.memory.get(services.memory.search("deploy token", limit=1)[0].id).content
+
+
+def test_deleting_a_message_rewrites_the_pages_that_quoted_it(services):
+    services.memory.ingest(
+        [
+            make_message(1, person="dev", content="the launch code word is pineapple"),
+            make_message(2, person="ana", content="lunch at noon"),
+            make_message(3, person="ana", content="see you there"),
+        ]
+    )
+    services.files.refresh()
+    assert "pineapple" in services.files.read("people/dev.md").text
+    assert "pineapple" in services.files.read("channels/slack-general.md").text
+    record = next(r for r in services.memory.find("slack", ["m1"]))
+    services.memory.delete(record.id)
+    for path in ("people/dev.md", "channels/slack-general.md"):
+        assert "pineapple" not in services.files.read(path).text, path
+    assert services.files.search("pineapple") == []
