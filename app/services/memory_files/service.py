@@ -368,7 +368,8 @@ class MemoryFilesService:
                 rewritten += bool(self.refresh(path).changed)
             elif self.store.apply_generated(path, "", GONE, append_if_missing=False) is MergeStatus.UPDATED:
                 rewritten += 1
-        return {"memory_files_rewritten": rewritten}
+        # Named like the other hooks' counts; nothing to say when no page changed.
+        return {"memoryFilesRewritten": rewritten} if rewritten else {}
 
     # -- scheduling ----------------------------------------------------------------------------
     def schedule(self, scheduler: Any, *, first_run_in_seconds: float = 120) -> Any:
