@@ -187,7 +187,7 @@ def build_services(
         # build_insights_service has already checked the zone name
         tz=ZoneInfo(settings.insights.timezone),
         contacts=contact_infos(connectors.identities),
-        items=insight_items(db, settings.user_id),
+        items=insight_items(db, settings.user_id, clock),
         # Generated pages quote messages: secrets (and the configured classes) are masked as in
         # agent-facing output; the stored messages stay verbatim.
         mask=lambda text: privacy.mask(text) or "",

@@ -212,3 +212,14 @@ def test_deleting_a_message_rewrites_the_pages_that_quoted_it(services):
     for path in ("people/dev.md", "channels/slack-general.md"):
         assert "pineapple" not in services.files.read(path).text, path
     assert services.files.search("pineapple") == []
+
+
+def test_dismissed_insights_leave_the_pages(svc):
+    svc.files.refresh()
+    assert "update the forecast sheet" in svc.files.read("people/anna-schmidt.md").text
+    item = next(r for r in svc.insights.list_insights(limit=500) if "forecast sheet" in r.insight.draft.title)
+    svc.insights.set_lifecycle(item.id, "dismissed")
+    svc.files.refresh("people/anna-schmidt.md")
+    assert (
+        "update the forecast sheet" not in svc.files.read("people/anna-schmidt.md").text.split("## Recent")[0]
+    )

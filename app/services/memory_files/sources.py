@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import String, and_, cast, func, or_, select
 
+from app.core.clock import Clock
 from app.core.storage.db import Database
 from app.services.memory_files import snapshot
 from app.services.memory_files.plan import ContactInfo
 from app.services.memory_files.render import Item
 from connectors.identity import IdentityStore
+from insights import lifecycle
 from insights.model import InsightStatus
 from insights.tables import InsightRow
 
@@ -28,7 +30,7 @@ class ItemScope:
 ItemLoader = Callable[[ItemScope | None], list[Item]]
 
 
-def insight_items(db: Database, user_id: str) -> ItemLoader:
+def insight_items(db: Database, user_id: str, clock: Clock) -> ItemLoader:
     """Insights (all, or those a scope may need), newest first, each linked to its first evidence.
 
     Reads only the columns a page shows, in one query: pages need what an insight says, not its
@@ -37,6 +39,7 @@ def insight_items(db: Database, user_id: str) -> ItemLoader:
     """
     t = InsightRow
     columns = (
+        t.id,
         t.kind, t.title, t.status, t.owner, t.author, t.addressed_to, t.due_at, t.occurred_at,
         t.platform, t.channel, t.evidence,
     )  # fmt: skip
@@ -61,13 +64,19 @@ def insight_items(db: Database, user_id: str) -> ItemLoader:
             query = query.where(or_(*clauses))
         with db.read() as session:
             rows = session.execute(query).all()
+            states = lifecycle.LifecycleStore().states(session, user_id)
+        now = clock.now_ms()
+        # The user's word wins (issue 18): dismissed items leave the pages, done and snoozed ones
+        # are no longer open loops.
+        marked = {r.id: lifecycle.effective(InsightStatus(r.status), states.get(r.id), now)[0] for r in rows}
+        rows = [r for r in rows if marked[r.id] != lifecycle.DISMISSED]
         firsts = [(r.platform, r.evidence[0]) for r in rows if r.evidence]
         ids = snapshot.message_ids(db, user_id, firsts)
         return [
             Item(
                 kind=r.kind,
                 title=r.title,
-                open=r.status == InsightStatus.OPEN.value,
+                open=marked[r.id] == lifecycle.OPEN,
                 occurred_at=r.occurred_at,
                 platform=r.platform,
                 channel=r.channel,
