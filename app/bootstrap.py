@@ -12,14 +12,21 @@ from app.core.access import AccessTracker
 from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
+from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
+from app.core.index.maintenance import KindReport, Progress
+from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.llm.guard import GuardedLLM
 from app.core.memory_files.store import MemoryFileStore
 from app.core.paths import DataLayout
 from app.core.processor import Processor
+from app.core.search.fusion import FusionConfig
 from app.core.search.messages import MessageSearcher, SearchConfig
+from app.core.search.relevance import relevance_model_for
 from app.core.secrets import open_secret_store
-from app.core.settings import Settings, load_settings
+from app.core.settings import EmbeddingSettings, Settings, load_settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
@@ -29,6 +36,7 @@ from app.services.connector_service import ConnectorService
 from app.services.export_service import ExportService
 from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
+from app.services.index_service import IndexedKind, IndexService
 from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
@@ -37,6 +45,9 @@ from app.services.memory_files.service import FILES_SOURCE, MemoryFilesService
 from app.services.memory_files.sources import contact_infos, insight_items
 from app.services.memory_service import MemoryService
 from app.services.privacy_service import PrivacyService
+from app.services.reembed_service import ReembedService
+from knowledge_base.maintenance import ChunkSource
+from knowledge_base.maintenance import repair as kb_repair
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +73,8 @@ class Services:
     insights: InsightsService
     files: MemoryFilesService
     privacy: PrivacyService
+    index: IndexService
+    reembed: ReembedService
     extras: dict[str, Any] = field(default_factory=dict)
     connectors: ConnectorService | None = None
     llm_keys: LLMKeys | None = None
@@ -83,12 +96,14 @@ def build_services(
     data_dir: Path | None = None,
     clock: Clock | None = None,
     embedder: Embedder | None = None,
-    repair: bool = True,
+    repair: bool = False,
 ) -> Services:
     """Open (creating if needed) the data dir named by settings and wire the services.
 
     `clock` and `embedder` are injectable for tests and benchmarks; the defaults are the
-    wall clock and the embedder the settings name.
+    wall clock and the embedder the settings name. Index repair is not part of opening (a
+    read command must never do it on its path): `strata doctor --repair` and the scheduler
+    host's background job run it; `repair=True` runs it here, for tests and tools.
     """
     settings = settings or load_settings(data_dir)
     layout = settings.layout.ensure()
@@ -98,12 +113,17 @@ def build_services(
     migrate(db)
     vectors = VectorStore(layout.vectors)
     keywords = KeywordIndex()
+    leases = WriterLeases(db, clock)
     secrets = open_secret_store(layout.secrets_file)
     llm_keys = LLMKeys(secrets)
     if embedder is None:
         # The OpenAI-compatible endpoint has one key (Settings, `strata llm set-key` or the env).
         api_key = llm_keys.resolve() if settings.embedding.provider == "openai" else None
         embedder = build_embedder(settings.embedding, api_key=api_key)
+    configured = embedder
+    # Search keeps the model it has vectors for until a re-embed job completes (reembed_service).
+    active = SwitchableEmbedder(_active_embedder(db, settings, configured, llm_keys, clock))
+    embedder = active
     processor = Processor(
         db,
         vectors,
@@ -113,20 +133,26 @@ def build_services(
         events=events,
         max_message_bytes=settings.max_message_bytes,
         flag_injections=settings.privacy.flag_injections,
+        leases=leases,
     )
     access = AccessTracker(db, clock)
+    # One set of fusion parameters for every kind of the corpus.
+    # The cosine scale follows the model whose vectors search uses (relevance.COSINE_SCALES).
+    fusion = FusionParams(
+        FusionConfig(relevance=relevance_model_for(embedder.model_id), floor=settings.search.relevance_floor)
+    )
     llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
     searcher = MessageSearcher(
         db,
-        processor.collection,
+        processor.corpus,
         embedder,
         clock,
-        keywords=keywords,
         access=access,
         config=SearchConfig(
             candidate_pool=settings.search.candidate_pool,
             rrf_k=settings.search.rrf_k,
             keyword_row_budget=settings.search.keyword_row_budget or None,
+            fusion=fusion,
         ),
     )
     memory = MemoryService(
@@ -150,13 +176,38 @@ def build_services(
         llm_factory=llm.prepare if llm is not None else None,
         keywords=keywords,
         rrf_k=settings.search.rrf_k,
+        leases=leases,
+        fusion=fusion,
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
-    knowledge = KnowledgeService.build(settings, db, vectors, keywords, embedder, clock, events=events)
+    knowledge = KnowledgeService.build(
+        settings, db, vectors, keywords, embedder, clock, events=events, leases=leases, fusion=fusion
+    )
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
+    insights = build_insights_service(
+        settings,
+        db=db,
+        vectors=vectors,
+        embedder=embedder,
+        keywords=keywords,
+        clock=clock,
+        events=events,
+        llm=llm,
+        leases=leases,
+        fusion=fusion,
+    )
+    index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
+    reembed = ReembedService(
+        index,
+        active,
+        configured,
+        settings.embedding.model_dump(),
+        clock,
+        user_id=settings.user_id,
+    )
     connectors = ConnectorService(
         db,
         memory,
@@ -212,6 +263,8 @@ def build_services(
         imports=ImportService(memory, user_id=settings.user_id),
         insights=insights,
         files=files,
+        index=index,
+        reembed=reembed,
         connectors=connectors,
         llm_keys=llm_keys,
         llm=llm,
@@ -226,9 +279,7 @@ def build_services(
     memory.deletion.hooks.append(files.on_messages_deleted)
     services.brief = build_brief_service(services)
     if repair:
-        report = processor.repair()
-        if report.reembedded or report.orphans_removed:
-            log.warning("repaired vector index: %s", report)
+        index.run_repair_job()
     return services
 
 
@@ -247,4 +298,66 @@ def build_brief_service(services: Services) -> BriefService:
         insights=services.insights,
         identities=services.insights.me,
         documents_since=documents_since,
+    )
+
+
+def _active_embedder(
+    db: Database, settings: Settings, configured: Embedder, keys: LLMKeys, clock: Clock
+) -> Embedder:
+    """The embedder of the model search uses: the configured one, unless a switch is pending."""
+    with db.read() as session:
+        state = read_active(session)
+    current = ActiveModel(configured.model_id, configured.dimensions, settings.embedding.model_dump())
+    if state is None:  # first start (or a data dir from before index_state): the configured model
+        with db.write() as session:
+            write_active(session, current, clock.now_ms())
+        return configured
+    if (state.model_id, state.dimensions) == (current.model_id, current.dimensions):
+        return configured
+    try:
+        previous = EmbeddingSettings.model_validate(state.embedding)
+        api_key = keys.resolve() if previous.provider == "openai" else None
+        rebuilt = build_embedder(previous, api_key=api_key)
+        if (rebuilt.model_id, rebuilt.dimensions) == (state.model_id, state.dimensions):
+            log.info("embedding model changed to %s; searching with %s until `strata reembed` completes",
+                     configured.model_id, state.model_id)  # fmt: skip
+            return rebuilt
+    except Exception:  # the old model cannot be built here (missing key, files): switch now
+        log.warning("cannot build the previous embedding model %s", state.model_id, exc_info=True)
+    # Without the old model, search uses the configured one at once; repair refills its vectors.
+    with db.write() as session:
+        write_active(session, current, clock.now_ms())
+    return configured
+
+
+def build_index_service(
+    db: Database,
+    leases: WriterLeases,
+    processor: Processor,
+    forgetting: ForgettingService,
+    insights: InsightsService,
+    knowledge: KnowledgeService,
+) -> IndexService:
+    """Every kind of the indexed corpus, for doctor and the background repair."""
+    kb = knowledge.kb
+
+    def repair_messages(full: bool, progress: Progress | None) -> KindReport:
+        report = processor.repair(full=full, progress=progress).kind
+        assert report is not None
+        return report
+
+    def repair_chunks(full: bool, progress: Progress | None) -> KindReport:
+        report = kb_repair(kb, full=full, progress=progress).kind
+        assert report is not None
+        return report
+
+    return IndexService(
+        db,
+        leases,
+        [
+            IndexedKind("messages", processor.corpus, processor.source, repair_messages),
+            IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
+            IndexedKind("insights", insights.index.corpus, insights.index.source),
+            IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
+        ],
     )

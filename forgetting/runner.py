@@ -14,11 +14,10 @@ from app.core.domain import Tier
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.processor import Processor
 from app.core.storage import audit
-from app.core.storage.db import Database, chunked
+from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import vector_key
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
-from app.core.storage.vectors import sql_quote
 from forgetting import runs as r
 from forgetting import store
 from forgetting.applier import ACTOR, SUMMARY_KIND, Applier
@@ -113,7 +112,9 @@ class ForgetRunner:
             return report
         try:
             self._start(run_id, user_id, trigger, started, lock.token)
-            return self._run_locked(run_id, user_id, trigger, started, lock, include_undone)
+            # Rows whose tier changed wait for new vectors: tell other processes' repair so.
+            with self.processor.corpus.writing(), self.summaries.corpus.writing():
+                return self._run_locked(run_id, user_id, trigger, started, lock, include_undone)
         finally:
             lock.release()
 
@@ -207,10 +208,7 @@ class ForgetRunner:
         """After the commits: new Tier lines need new vectors; archived rows get their flag in LanceDB."""
         if promoted:
             self.processor.reembed(promoted)
-        collection = self.processor.collection
-        for part in chunked(archived, 500):
-            keys = ", ".join(sql_quote(vector_key(i)) for i in part)
-            collection.update_columns(f"key IN ({keys})", {"archived": True})
+        self.processor.corpus.set_columns([vector_key(i) for i in archived], {"archived": True})
         self.summaries.embed(summary_ids)
 
     # -- runs table ---------------------------------------------------------------------------

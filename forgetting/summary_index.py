@@ -1,4 +1,4 @@
-"""Summaries as search results: their vectors (LanceDB) and BM25 entries, and the fallback search."""
+"""Summaries as a corpus kind: their index document, the fallback search, and the rows as index source."""
 
 from __future__ import annotations
 
@@ -6,19 +6,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy.orm import Session
 
 from app.core import aaak
 from app.core.clock import Clock
 from app.core.domain import SearchFilters, SearchHit
 from app.core.embeddings.base import Embedder
-from app.core.search.fusion import rrf_fuse
+from app.core.index.corpus import Corpus, IndexDoc, KindSpec
+from app.core.index.filters import Eq, Filter, between
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams, Legs, fuse
 from app.core.storage.db import Database, chunked
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.models import MemorySummaryRow
-from app.core.storage.vectors import VectorCollection, VectorStore, sql_quote
+from app.core.storage.vectors import VectorCollection, VectorStore
 
 SUMMARY_KIND = "summary"
 SUMMARY_VECTOR_COLUMNS = ("user_id", "platform", "channel", "person", "tier", "timestamp")
+SUMMARY_SPEC = KindSpec(kind=SUMMARY_KIND, collection="summaries", columns=SUMMARY_VECTOR_COLUMNS)
 MAX_SOURCE_IDS_IN_HIT = 50
 
 
@@ -38,6 +43,72 @@ def encode_summary(row: MemorySummaryRow) -> aaak.EncodedRecord:
     )
 
 
+def summary_doc(row: MemorySummaryRow) -> IndexDoc:
+    dims = row.dimensions or {}
+    encoded = encode_summary(row)
+    return IndexDoc(
+        key=row.summary_id,
+        user_id=row.user_id,
+        document=encoded.document,
+        # The same text the applier indexes when it writes the summary.
+        keyword_text=" ".join(
+            p for p in (row.keywords_text, row.summary_text, " ".join(row.key_points or [])) if p
+        ),
+        columns={
+            "platform": dims.get("platform"),
+            "channel": dims.get("channel"),
+            "person": dims.get("person"),
+            "tier": row.summary_tier,
+            "timestamp": row.end_timestamp,  # endTimestamp: "since" keeps windows that reach it
+        },
+        content_hash=encoded.content_hash,
+        stamped_hash=row.embedding_content_hash,
+    )
+
+
+class SummarySource:
+    """memory_summaries as the corpus's source of truth for the summary kind."""
+
+    def keys(self, session: Session) -> set[str]:
+        return set(session.scalars(select(MemorySummaryRow.summary_id)))
+
+    def unembedded(self, session: Session, model_id: str, dimensions: int) -> list[str]:
+        del dimensions  # summaries stamp the model id only; the collection name carries the size
+        return list(
+            session.scalars(
+                select(MemorySummaryRow.summary_id).where(
+                    or_(
+                        MemorySummaryRow.embedding_content_hash.is_(None),
+                        MemorySummaryRow.embedding_model.is_(None),
+                        MemorySummaryRow.embedding_model != model_id,
+                    )
+                )
+            )
+        )
+
+    def documents(self, session: Session, keys: Sequence[str]) -> list[IndexDoc]:
+        rows = session.scalars(select(MemorySummaryRow).where(MemorySummaryRow.summary_id.in_(list(keys))))
+        return [summary_doc(r) for r in rows]
+
+    def restamp(self, session: Session, old_model: str, model_id: str, dimensions: int) -> None:
+        del dimensions  # summaries stamp the model id only
+        session.execute(
+            update(MemorySummaryRow)
+            .where(MemorySummaryRow.embedding_model == old_model)
+            .values(embedding_model=model_id)
+        )
+
+    def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
+        if not docs:
+            return
+        session.connection().execute(
+            update(MemorySummaryRow)
+            .where(MemorySummaryRow.summary_id == bindparam("sid"))
+            .values(embedding_model=model_id, embedding_content_hash=bindparam("hash")),
+            [{"sid": d.key, "hash": d.content_hash} for d in docs],
+        )
+
+
 class SummaryIndex:
     def __init__(
         self,
@@ -47,35 +118,35 @@ class SummaryIndex:
         clock: Clock,
         *,
         keywords: KeywordIndex | None = None,
-        rrf_k: int = 60,
+        rrf_k: int = 10,
+        leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> None:
         self.db = db
-        self.vectors = vectors
         self.embedder = embedder
         self.clock = clock
         self.keywords = keywords or KeywordIndex()
-        self.rrf_k = rrf_k
+        self.corpus = Corpus(SUMMARY_SPEC, vectors, embedder, self.keywords, leases=leases)
+        self.source = SummarySource()
+        del rrf_k  # kept for callers; fusion is score-level now (one FusionParams for every kind)
+        self.fusion = fusion or FusionParams()
 
     @property
     def collection(self) -> VectorCollection:
-        return self.vectors.collection(
-            "summaries", self.embedder.model_id, self.embedder.dimensions, SUMMARY_VECTOR_COLUMNS
-        )
+        return self.corpus.collection
 
     def embed_pending(self, user_id: str | None = None, batch: int = 128) -> int:
         """Embed summaries without a current vector (new, or left by a crash); returns how many."""
-        model = self.embedder.model_id
         with self.db.read() as session:
-            stmt = select(MemorySummaryRow.summary_id).where(
-                or_(
-                    MemorySummaryRow.embedding_content_hash.is_(None),
-                    MemorySummaryRow.embedding_model.is_(None),
-                    MemorySummaryRow.embedding_model != model,
+            ids = self.source.unembedded(session, self.embedder.model_id, self.embedder.dimensions)
+            if user_id is not None and ids:
+                ids = list(
+                    session.scalars(
+                        select(MemorySummaryRow.summary_id).where(
+                            MemorySummaryRow.summary_id.in_(ids), MemorySummaryRow.user_id == user_id
+                        )
+                    )
                 )
-            )
-            if user_id is not None:
-                stmt = stmt.where(MemorySummaryRow.user_id == user_id)
-            ids = list(session.scalars(stmt))
         done = 0
         for part in chunked(ids, batch):
             done += self.embed(part)
@@ -85,45 +156,16 @@ class SummaryIndex:
         if not summary_ids:
             return 0
         with self.db.read() as session:
-            rows = list(
-                session.scalars(
-                    select(MemorySummaryRow).where(MemorySummaryRow.summary_id.in_(list(summary_ids)))
-                )
-            )
-        if not rows:
+            docs = self.source.documents(session, summary_ids)
+        if not docs:
             return 0
-        encoded = [encode_summary(r) for r in rows]
-        vectors = self.embedder.embed_documents([e.document for e in encoded])
-        self.collection.upsert(
-            [r.summary_id for r in rows],
-            vectors,
-            [
-                {
-                    "user_id": r.user_id,
-                    "platform": (r.dimensions or {}).get("platform"),
-                    "channel": (r.dimensions or {}).get("channel"),
-                    "person": (r.dimensions or {}).get("person"),
-                    "tier": r.summary_tier,
-                    "timestamp": r.end_timestamp,
-                }
-                for r in rows
-            ],
-        )
-        stamp = (
-            update(MemorySummaryRow)
-            .where(MemorySummaryRow.summary_id == bindparam("sid"))
-            .values(embedding_model=self.embedder.model_id, embedding_content_hash=bindparam("hash"))
-        )
+        self.corpus.embed(docs)
         with self.db.write() as session:
-            session.connection().execute(
-                stamp,
-                [{"sid": r.summary_id, "hash": e.content_hash} for r, e in zip(rows, encoded, strict=True)],
-            )
-        return len(rows)
+            self.source.stamp(session, docs, self.embedder.model_id, self.embedder.dimensions)
+        return len(docs)
 
     def delete_vectors(self, summary_ids: Sequence[str]) -> None:
-        if summary_ids:
-            self.collection.delete(list(summary_ids))
+        self.corpus.remove_vectors(list(summary_ids))
 
     def search(self, user_id: str, text: str, filters: SearchFilters, limit: int) -> list[SearchHit]:
         """Hybrid search over summaries (vectors + keywordsText/summary BM25), filtered like messages."""
@@ -131,24 +173,23 @@ class SummaryIndex:
         if not text:
             return []
         pool = max(20, limit * 3)
-        where = [f"user_id = {sql_quote(user_id)}"]
-        if filters.since is not None:
-            where.append(f"timestamp >= {int(filters.since)}")  # timestamp holds endTimestamp
-        vector_ranked = [
-            h.key for h in self.collection.search(self.embedder.embed_query(text), pool, " AND ".join(where))
-        ]
+        # Summaries span a window: only "since" can prefilter on the stored endTimestamp; the
+        # other filters are checked on the rows (their dimensions live in a JSON column).
+        where = Filter((Eq("user_id", user_id),)).and_(between("timestamp", filters.since, None))
+        vector_leg = self.corpus.vector_leg(self.embedder.embed_query(text), pool, where)
         with self.db.read() as session:
-            keyword_ranked = [h.ref for h in self.keywords.search(session, SUMMARY_KIND, user_id, text, pool)]
-        fused = rrf_fuse([vector_ranked, keyword_ranked], k=self.rrf_k)
-        if not fused:
+            keyword_leg = self.corpus.keyword_leg(session, user_id, text, pool)
+        legs = Legs(vector=vector_leg, keyword=keyword_leg)
+        if not legs.keys:
             return []
         with self.db.read() as session:
             rows = {
                 r.summary_id: r
                 for r in session.scalars(
-                    select(MemorySummaryRow).where(MemorySummaryRow.summary_id.in_(list(fused)[:900]))
+                    select(MemorySummaryRow).where(MemorySummaryRow.summary_id.in_(legs.keys[:900]))
                 )
             }
+        fused = fuse(legs, query=text, texts={k: r.summary_text for k, r in rows.items()}, params=self.fusion)
         hits = [
             summary_hit(row, score)
             for key, score in fused.items()

@@ -174,6 +174,12 @@ class InsightPipeline:
         self, drafts: list[InsightDraft], bot_id: str, source: str, messages: Sequence[ChatMessage] = ()
     ) -> tuple[int, int, int, list[str]]:
         """Upsert each draft, or merge it into the stored insight it restates (one insight per item)."""
+        with self.index.corpus.writing():  # rows commit before their vectors: not repair's to fix
+            return self._store_indexed(drafts, bot_id, source, messages)
+
+    def _store_indexed(
+        self, drafts: list[InsightDraft], bot_id: str, source: str, messages: Sequence[ChatMessage] = ()
+    ) -> tuple[int, int, int, list[str]]:
         now = self.clock.now_ms()
         counts = {"created": 0, "updated": 0, "unchanged": 0}
         changed: dict[str, InsightDraft] = {}

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.core.index.corpus import KindSpec
 from app.core.settings import KnowledgeBaseSettings
 from knowledge_base.guards import Limits
 
 CHUNK_KIND = "chunk"  # keyword-index kind and vector-collection prefix
 VECTOR_COLUMNS = ("user_id", "document_id")
+CHUNK_SPEC = KindSpec(
+    kind=CHUNK_KIND,
+    collection=CHUNK_KIND,
+    columns=VECTOR_COLUMNS,
+    # Join rag_chunks only to filter by document: on large indexes the join costs as much as the match.
+    keyword_join="JOIN rag_chunks c ON c.id = keyword_fts.ref",
+    keyword_columns={"document_id": "c.document_id"},
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +33,10 @@ class KbConfig:
     embed_batch_size: int = 64
     hybrid: bool = True
     candidate_pool: int = 50
-    rrf_k: int = 60
+    rrf_k: int = 10
 
     @classmethod
-    def from_settings(cls, kb: KnowledgeBaseSettings, *, user_id: str, rrf_k: int = 60) -> KbConfig:
+    def from_settings(cls, kb: KnowledgeBaseSettings, *, user_id: str, rrf_k: int = 10) -> KbConfig:
         return cls(
             user_id=user_id,
             limits=Limits(

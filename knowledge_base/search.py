@@ -1,4 +1,4 @@
-"""Hybrid chunk search: LanceDB cosine similarity (≥ threshold) + FTS5 BM25, fused by reciprocal rank fusion.
+"""Hybrid chunk search over the chunk corpus: cosine similarity (≥ threshold) + BM25, one fusion.
 
 The similarity threshold (spec: 0.7) applies to the semantic side. Keyword matches on the
 query's terms are admitted on their own (`hybrid`, default on): an exact name or figure in a
@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
-from app.core.search.fusion import rrf_fuse
+from app.core.index.corpus import Corpus
+from app.core.index.filters import Eq, Filter, one_of
+from app.core.index.legs import FusionParams, LegHit, Legs, fuse
 from app.core.storage.db import Database
-from app.core.storage.keyword import KeywordIndex
-from app.core.storage.vectors import VectorCollection, sql_quote
-from knowledge_base.config import CHUNK_KIND, KbConfig
+from knowledge_base.config import KbConfig
 from knowledge_base.repository import DocumentRepository
 from knowledge_base.values import ChunkHit
 
@@ -25,15 +25,16 @@ class ChunkSearcher:
     def __init__(
         self,
         db: Database,
-        keywords: KeywordIndex,
+        corpus: Corpus,
         embedder: Embedder,
-        collection: VectorCollection,
         config: KbConfig | None = None,
+        *,
+        fusion: FusionParams | None = None,
     ) -> None:
+        self.fusion = fusion or FusionParams()
         self.db = db
-        self.keywords = keywords
+        self.corpus = corpus
         self.embedder = embedder
-        self.collection = collection
         self.config = config or KbConfig()
         self.repo = DocumentRepository()
 
@@ -57,14 +58,31 @@ class ChunkSearcher:
         if ids:
             self._check_documents(ids)
         pool = max(self.config.candidate_pool, limit * 4)
-        similarities = self._vector_candidates(text, pool, ids, threshold)
-        keyword_ranked = self._keyword_candidates(text, pool, ids) if self.config.hybrid else []
-        fused = rrf_fuse([list(similarities), keyword_ranked], k=self.config.rrf_k)
-        if not fused:
+        where = Filter((Eq("user_id", self.config.user_id),)).and_(one_of("document_id", ids))
+        vector_leg = self.corpus.vector_leg(self.embedder.embed_query(text), pool, where)
+        # The threshold applies to the semantic side; ranks are renumbered over what passed.
+        vector_leg = tuple(
+            LegHit(h.key, rank, h.value)
+            for rank, h in enumerate((h for h in vector_leg if h.value >= threshold), start=1)
+        )
+        similarities = {h.key: h.value for h in vector_leg}
+        keyword_leg: tuple[LegHit, ...] = ()
+        if self.config.hybrid:
+            with self.db.read() as session:
+                keyword_leg = self.corpus.keyword_leg(session, self.config.user_id, text, pool, where)
+        legs = Legs(vector=vector_leg, keyword=keyword_leg)
+        if not legs.keys:
             return []
         with self.db.read() as session:
-            chunks = self.repo.chunks_by_ids(session, list(fused))
+            chunks = self.repo.chunks_by_ids(session, legs.keys)
             documents = self.repo.documents_by_ids(session, sorted({c.document_id for c in chunks.values()}))
+        fused = fuse(
+            legs,
+            query=text,
+            # The heading path ("Press kit > Legal") is part of what a passage is about.
+            texts={k: f"{(c.metadata_ or {}).get('heading', '')} {c.content}" for k, c in chunks.items()},
+            params=self.fusion,
+        )
         hits: list[ChunkHit] = []
         for chunk_id, score in fused.items():
             chunk = chunks.get(chunk_id)
@@ -99,31 +117,3 @@ class ChunkSearcher:
                 f"unknown knowledge-base document id(s): {', '.join(missing)}",
                 hint="list documents with `strata kb list` or listKnowledgeBaseDocuments",
             )
-
-    def _vector_candidates(self, text: str, pool: int, ids: list[str], threshold: float) -> dict[str, float]:
-        """Chunk id → cosine similarity, best first, only at or above the threshold."""
-        where = f"user_id = {sql_quote(self.config.user_id)}"
-        if ids:
-            where += " AND document_id IN (" + ", ".join(sql_quote(i) for i in ids) + ")"
-        hits = self.collection.search(self.embedder.embed_query(text), pool, where)
-        return {h.key: h.similarity for h in hits if h.similarity >= threshold}
-
-    def _keyword_candidates(self, text: str, pool: int, ids: list[str]) -> list[str]:
-        params: dict[str, object] = {f"d{i}": value for i, value in enumerate(ids)}
-        join = where = ""
-        if ids:
-            # Join rag_chunks only to filter: on large indexes the join costs as much as the match.
-            join = "JOIN rag_chunks c ON c.id = keyword_fts.ref"
-            where = " AND c.document_id IN (" + ", ".join(f":d{i}" for i in range(len(ids))) + ")"
-        with self.db.read() as session:
-            hits = self.keywords.search(
-                session,
-                CHUNK_KIND,
-                self.config.user_id,
-                text,
-                pool,
-                join_sql=join,
-                where_sql=where,
-                params=params,
-            )
-        return [h.ref for h in hits]

@@ -13,7 +13,7 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath, PureWindowsPath
 from typing import Any
 
@@ -24,6 +24,9 @@ from sqlalchemy.orm import Session
 from app.core.clock import Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import Conflict, InvalidInput, NotFound, StorageError
+from app.core.index.corpus import Corpus
+from app.core.index.lease import WriterLeases
+from app.core.index.maintenance import KindReport
 from app.core.privacy.injection import FLAG as INJECTION_FLAG
 from app.core.privacy.injection import injection_signals
 from app.core.storage import audit
@@ -32,7 +35,7 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorCollection, VectorStore
 from knowledge_base.blobs import BlobStore
 from knowledge_base.chunking import Chunk, Chunker
-from knowledge_base.config import CHUNK_KIND, VECTOR_COLUMNS, KbConfig
+from knowledge_base.config import CHUNK_SPEC, KbConfig
 from knowledge_base.models import RagDocumentRow
 from knowledge_base.parsing import parse_document
 from knowledge_base.repository import DocumentRepository, to_info
@@ -49,6 +52,8 @@ class RepairReport:
     orphan_vectors: int = 0
     orphan_files: int = 0
     reembedded_documents: int = 0
+    # The corpus's per-kind account (doctor prints it); not part of the equality of two reports.
+    kind: KindReport | None = field(default=None, compare=False)
 
 
 def clean_file_name(name: str) -> str:
@@ -69,6 +74,8 @@ class KnowledgeBase:
         clock: Clock,
         blobs: BlobStore,
         config: KbConfig | None = None,
+        *,
+        leases: WriterLeases | None = None,
     ) -> None:
         self.db = db
         self.vectors = vectors
@@ -79,13 +86,14 @@ class KnowledgeBase:
         self.config = config or KbConfig()
         self.repo = DocumentRepository(self.config.insert_batch_size)
         self.chunker = Chunker(self.config.chunk_size, self.config.chunk_overlap)
+        self.corpus = Corpus(CHUNK_SPEC, vectors, embedder, keywords, leases=leases)
 
     @property
     def collection(self) -> VectorCollection:
-        return self.collection_for(self.embedder.model_id, self.embedder.dimensions)
+        return self.corpus.collection
 
     def collection_for(self, model_id: str, dimensions: int) -> VectorCollection:
-        return self.vectors.collection(CHUNK_KIND, model_id, dimensions, VECTOR_COLUMNS)
+        return self.corpus.collection_for(model_id, dimensions)
 
     # -- add ----------------------------------------------------------------------------------
     def add(
@@ -98,6 +106,19 @@ class KnowledgeBase:
         actor: str = "user",
     ) -> DocumentInfo:
         """Store one document; raises InvalidInput subclasses or Conflict (duplicate), storing nothing."""
+        # File and vectors are written before the rows: another process's repair must not take
+        # them for orphans meanwhile.
+        with self.corpus.writing():
+            return self._add(data, file_name, progress, extra_metadata, actor)
+
+    def _add(
+        self,
+        data: bytes,
+        file_name: str,
+        progress: Progress | None,
+        extra_metadata: dict[str, Any] | None,
+        actor: str,
+    ) -> DocumentInfo:
         file_name = clean_file_name(file_name)
         report = progress or (lambda _stage, _done, _total: None)
         content_hash = hashlib.sha256(data).hexdigest()
@@ -171,9 +192,8 @@ class KnowledgeBase:
                         entity_type="rag_document", entity_id=document_id,
                         details={"flags": [INJECTION_FLAG], "signals": signals},
                     )  # fmt: skip
-                self.keywords.upsert(
+                self.corpus.index_text(
                     session,
-                    CHUNK_KIND,
                     user_id,
                     [(cid, c.embedding_text) for cid, c in zip(chunk_ids, chunks, strict=True)],
                 )
@@ -262,7 +282,7 @@ class KnowledgeBase:
         def work(session: Session) -> tuple[DocumentInfo, list[str], str, int]:
             row = self.require_row(session, document_id)
             ids = self.repo.chunk_ids(session, document_id)
-            self.keywords.delete(session, CHUNK_KIND, ids)
+            self.corpus.unindex_text(session, ids)
             found = (to_info(row), ids, row.embedding_model, row.embedding_dimensions)
             self.repo.delete(session, document_id)
             audit.record(

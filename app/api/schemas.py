@@ -80,6 +80,8 @@ class SearchIn(BaseModel):
     until: str | int | None = Field(
         None, description="ISO date/time or Unix ms; a bare date means end of day"
     )
+    loose: bool = Field(False, description="show the nearest hits even when none is a close match")
+    documents: bool = Field(False, description="also search knowledge-base documents (one ranking)")
     reveal: bool = Field(
         False, description="return detected secrets verbatim (refused unless [privacy] allow_reveal = true)"
     )
@@ -99,11 +101,18 @@ class HitOut(BaseModel):
     person: str | None
     timestamp: int | None
     tier: str | None
+    relevance: float | None = Field(None, description="calibrated relevance 0–1, same scale for every kind")
 
 
 class SearchOut(BaseModel):
     query: str
     hits: list[HitOut]
+    understood: dict[str, Any] = Field(
+        default_factory=dict, description="query understanding applied: date range, people, channels"
+    )
+    loose: bool = False
+    no_close_match: bool = Field(False, description="nothing reached the relevance floor (try loose)")
+    message: str | None = None
 
 
 class MessageOut(BaseModel):

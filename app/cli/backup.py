@@ -63,7 +63,10 @@ def restore_command(
 
     root = load_settings(state(ctx).data_dir).layout.root
     moved = guarded(lambda: restore_data_dir(path, root, force=force))
-    svc = services(ctx)  # opens the restored store: migrations, then the SQLite ↔ LanceDB repair
+    svc = services(ctx)  # opens the restored store and runs its migrations
+    # Opening never repairs (repair stays off read paths), but a restore is maintenance: rows whose
+    # vectors were still being written when the backup was taken are embedded now.
+    guarded(lambda: svc.index.repair())
     stats = svc.memory.stats()
     result = {
         "dataDir": str(root),

@@ -21,6 +21,7 @@ from app.cli.maintenance import demo_command, doctor_command, stats_command
 from app.cli.mcp import mcp_app
 from app.cli.messages import messages_app
 from app.cli.privacy import privacy_app
+from app.cli.reembed import reembed_command
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
@@ -73,6 +74,7 @@ cli.command("demo")(demo_command)
 cli.command("export")(export_command)
 cli.command("backup")(backup_command)
 cli.command("restore")(restore_command)
+cli.command("reembed")(reembed_command)
 cli.command("ui")(ui_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)

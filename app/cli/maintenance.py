@@ -28,17 +28,26 @@ def stats_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--jso
 def doctor_command(
     ctx: typer.Context,
     repair: bool = typer.Option(False, "--repair", help="Also recompute every content hash and fix drift."),
+    as_json: bool = typer.Option(False, "--json", help="Print the checks and per-kind reports as JSON."),
 ) -> None:
-    """Check the data dir, schema, embedding model and indexes; repair drift between SQLite and LanceDB."""
+    """Check the data dir, schema, embedding model and every index kind; repair drift from SQLite.
+
+    Every kind of the corpus (messages, summaries, insights, documents) is compared with SQLite:
+    rows without a vector are re-embedded, vectors without a row removed, missing keyword entries
+    re-indexed. `--repair` also recomputes every content hash and compares every key. A kind that
+    another process is writing right now is left alone and reported as deferred."""
     from app.core.storage.migrate import current_revisions, heads  # Alembic: only here
 
     svc = services(ctx)
     ok = True
+    checks: list[dict[str, object]] = []
 
     def check(name: str, passed: bool, detail: str) -> None:
         nonlocal ok
         ok &= passed
-        console.print(f"{'[green]ok[/green]  ' if passed else '[red]FAIL[/red]'} {name}: {detail}")
+        checks.append({"name": name, "ok": passed, "detail": detail})
+        if not as_json:
+            console.print(f"{'[green]ok[/green]  ' if passed else '[red]FAIL[/red]'} {name}: {detail}")
 
     check("data dir", svc.layout.root.is_dir(), str(svc.layout.root))
     current = current_revisions(svc.db)
@@ -57,13 +66,33 @@ def doctor_command(
         )
     except Exception as exc:  # the model error carries its own fix
         check("embedding model", False, str(exc))
-    with progress_bar("checking vectors", None) as update:
-        report = guarded(lambda: svc.memory.repair(full=repair, progress=update))
+    with progress_bar("checking indexes", None, enabled=not as_json) as update:
+        reports = guarded(lambda: svc.index.repair(full=repair, progress=lambda _kind, d, t: update(d, t)))
     check(
-        "vector index", True, f"re-embedded {report.reembedded}, removed {report.orphans_removed} orphan(s)"
+        "vector index",
+        True,
+        f"re-embedded {sum(r.reembedded for r in reports)}, "
+        f"removed {sum(r.orphans_removed for r in reports)} orphan(s)",
     )
+    for report in reports:
+        if report.deferred_for:
+            detail = (
+                f"{report.rows} row(s), {report.vectors} vector(s); repair deferred: another process "
+                f"is writing (pid {', '.join(t.split(':')[0] for t in report.deferred_for)}); run again later"
+            )
+        else:
+            detail = (
+                f"{report.rows} row(s), {report.vectors} vector(s); re-embedded {report.reembedded}, "
+                f"removed {report.orphans_removed} orphan(s), re-indexed {report.keywords_rebuilt} text(s)"
+            )
+        check(f"index: {_KIND_NAMES.get(report.kind, report.kind)}", True, detail)
+    if as_json:
+        print_json({"ok": ok, "checks": checks, "kinds": [r.to_dict() for r in reports]})
     if not ok:
         raise typer.Exit(1)
+
+
+_KIND_NAMES = {"message": "messages", "summary": "summaries", "insight": "insights", "chunk": "documents"}
 
 
 def demo_command(ctx: typer.Context) -> None:

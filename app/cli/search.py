@@ -16,9 +16,10 @@ from app.core.search.filters import filters_from
 
 if TYPE_CHECKING:
     from app.core.domain import SearchHit
+    from app.core.search.understanding import SearchOutcome
 
 
-def render(hits: list[SearchHit]) -> None:
+def render(hits: list[SearchHit], empty: str = "[dim]no results[/dim]") -> None:
     table = Table(show_lines=False, expand=True)
     for column in ("#", "when", "where", "who", "tier", "text"):
         table.add_column(column, overflow="fold")
@@ -32,7 +33,33 @@ def render(hits: list[SearchHit]) -> None:
             hit.tier or "",
             hit.content[:300],
         )
-    console.print(table if hits else "[dim]no results[/dim]")
+    console.print(table if hits else empty)
+
+
+def render_outcome(outcome: SearchOutcome) -> None:
+    """The hits, what the query was understood as, and "no close match" when the floor hid all."""
+    understood = outcome.understood
+    notes: list[str] = []
+    if understood.date is not None:
+        span = f"{(iso(understood.date.since) or '…')[:10]} → {(iso(understood.date.until) or '…')[:10]}"
+        if understood.date.applied:
+            notes.append(f"dates: {understood.date.phrase!r} ({span})")
+        else:
+            notes.append(
+                f"nothing matched {understood.date.phrase!r} ({span}); showing matches from any time"
+            )
+    if understood.people:
+        notes.append("people: " + ", ".join(understood.people))
+    if notes:
+        console.print("[dim]understood: " + " · ".join(notes) + "[/dim]")
+    if outcome.no_close_match:
+        render([], empty="[dim]no close match[/dim] (use --loose to see the nearest results anyway)")
+    else:
+        render(outcome.hits)
+
+
+def outcome_json(query: str, outcome: SearchOutcome) -> dict[str, Any]:
+    return {"query": query, "hits": [h.to_dict() for h in outcome.hits], **outcome.to_dict()}
 
 
 def search_command(
@@ -46,6 +73,9 @@ def search_command(
     until: str = typer.Option(None, "--until", help="ISO date/time or Unix ms (a date means end of day)."),
     include_documents: bool = typer.Option(
         False, "--documents", help="Also search knowledge-base documents."
+    ),
+    loose: bool = typer.Option(
+        False, "--loose", help="Show the nearest results even when none is a close match."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
     batch: bool = typer.Option(
@@ -65,15 +95,17 @@ def search_command(
         )
     )
     include = ("documents",) if include_documents else ()
-    hits = guarded(lambda: svc.memory.search(query, filters, limit, include=include))
+    outcome = guarded(lambda: svc.memory.search_outcome(query, filters, limit, include=include, loose=loose))
     if as_json:
-        print_json({"query": query, "hits": [h.to_dict() for h in hits]})
+        print_json(outcome_json(query, outcome))
     else:
-        render(hits)
+        render_outcome(outcome)
 
 
 def _run_batch(svc: Any) -> None:
-    """One output line per input line, in order; a bad line yields {"id", "error"} and the batch goes on."""
+    """One output line per input line, in order; a bad line yields {"id", "error"} and the batch goes on.
+
+    Each output line carries `query` and `understood` besides `hits` (and `no_close_match`)."""
     for number, line in enumerate(sys.stdin, start=1):
         if not line.strip():
             continue
@@ -84,7 +116,9 @@ def _run_batch(svc: Any) -> None:
                 raise InvalidInput("each line needs a JSON object with a non-empty 'query'")
             ident = data.get("id", number)
             filters = filters_from(data.get("filters") or data)
-            hits = svc.memory.search(str(data["query"]), filters, int(data.get("limit", 10)))
-            print_json({"id": ident, "hits": [h.to_dict() for h in hits]})
+            outcome = svc.memory.search_outcome(
+                str(data["query"]), filters, int(data.get("limit", 10)), loose=bool(data.get("loose", False))
+            )
+            print_json({"id": ident, **outcome_json(str(data["query"]), outcome)})
         except (json.JSONDecodeError, InvalidInput, ValueError, TypeError) as exc:
             print_json({"id": ident, "error": str(exc)})

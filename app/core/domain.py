@@ -131,6 +131,9 @@ class SearchHit:
     summary_id: str | None = None
     document_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Calibrated relevance in [0, 1], the same scale for every kind (app/core/search/relevance.py);
+    # None from a source that does not compute it yet.
+    relevance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -150,6 +153,8 @@ class SearchHit:
             data["summary_id"] = self.summary_id
         if self.document_id is not None:
             data["document_id"] = self.document_id
+        if self.relevance is not None:
+            data["relevance"] = round(self.relevance, 4)
         if self.extra:
             data.update(self.extra)
         return data

@@ -12,21 +12,25 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core import aaak
 from app.core.clock import Clock
-from app.core.domain import Attachment, IngestError, IngestResult, RawMessage, Tier
+from app.core.domain import IngestError, IngestResult, RawMessage, Tier
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput
 from app.core.events import Change, EventBus
+from app.core.index import maintenance
+from app.core.index.corpus import Corpus
+from app.core.index.lease import WriterLeases
+from app.core.index.maintenance import KindReport
+from app.core.index.message_kind import MESSAGE_SPEC, MessageSource, keyword_body, message_doc
 from app.core.privacy.injection import FLAG as INJECTION_FLAG
 from app.core.privacy.injection import injection_signals
 from app.core.storage import audit
 from app.core.storage.db import Database, chunked
 from app.core.storage.keyword import KeywordIndex
-from app.core.storage.messages import MESSAGE_KIND, MessageRepository, vector_key
+from app.core.storage.messages import MessageRepository, vector_key
 from app.core.storage.models import RawMessageRow, User
 from app.core.storage.vectors import VectorCollection, VectorStore
 from app.core.validation import clean_message
@@ -34,44 +38,13 @@ from app.core.validation import clean_message
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int | None], None]
-MESSAGE_VECTOR_COLUMNS = ("user_id", "platform", "channel", "person", "tier", "timestamp", "archived")
 
 
 @dataclass(frozen=True, slots=True)
 class RepairReport:
     reembedded: int
     orphans_removed: int
-
-
-def encode_row(row: RawMessageRow) -> aaak.EncodedRecord:
-    return aaak.encode_record(
-        content=row.content,
-        timestamp=row.timestamp,
-        tier=row.memory_stage,
-        platform=row.platform,
-        channel=row.channel,
-        person=row.person,
-        bot_id=row.bot_id,
-        attachments=[Attachment.from_dict(a) for a in row.attachments or []],
-        metadata=row.metadata_ or {},
-    )
-
-
-def keyword_body(row: RawMessageRow) -> str:
-    """What exact-match search sees: the normalized text plus who and where."""
-    return " ".join(p for p in (aaak.normalize_whitespace(row.content), row.person, row.channel) if p)
-
-
-def vector_columns(row: RawMessageRow) -> dict[str, object]:
-    return {
-        "user_id": row.user_id,
-        "platform": row.platform,
-        "channel": row.channel,
-        "person": row.person,
-        "tier": row.memory_stage,
-        "timestamp": row.timestamp,
-        "archived": row.archived_at is not None,
-    }
+    kind: KindReport | None = None
 
 
 class Processor:
@@ -89,6 +62,7 @@ class Processor:
         batch_size: int = 256,
         max_message_bytes: int = 10 * 1024 * 1024,
         flag_injections: bool = True,
+        leases: WriterLeases | None = None,
     ) -> None:
         self.db = db
         self.vectors = vectors
@@ -100,12 +74,12 @@ class Processor:
         self.max_message_bytes = max_message_bytes
         self.flag_injections = flag_injections
         self.messages = MessageRepository()
+        self.corpus = Corpus(MESSAGE_SPEC, vectors, embedder, self.keywords, leases=leases)
+        self.source = MessageSource(clock)
 
     @property
     def collection(self) -> VectorCollection:
-        return self.vectors.collection(
-            "messages", self.embedder.model_id, self.embedder.dimensions, MESSAGE_VECTOR_COLUMNS
-        )
+        return self.corpus.collection
 
     def ingest(
         self,
@@ -116,6 +90,16 @@ class Processor:
         actor: str = "ingest",
     ) -> IngestResult:
         """Store messages in batches; IngestError items (from a parser) pass through as errors."""
+        with self.corpus.writing():  # rows briefly without vectors are ours, not a crash's
+            return self._ingest(messages, progress, total, actor)
+
+    def _ingest(
+        self,
+        messages: Iterable[RawMessage | IngestError],
+        progress: Progress | None,
+        total: int | None,
+        actor: str,
+    ) -> IngestResult:
         result = IngestResult()
         batch: list[RawMessage] = []
         errors: list[IngestError] = []
@@ -188,9 +172,8 @@ class Processor:
             if self.flag_injections:
                 self._flag_injections(session, changed_rows, now, actor)
             for user_id in {r.user_id for r in changed_rows}:
-                self.keywords.upsert(
+                self.corpus.index_text(
                     session,
-                    MESSAGE_KIND,
                     user_id,
                     [(vector_key(r.id), keyword_body(r)) for r in changed_rows if r.user_id == user_id],
                 )
@@ -298,33 +281,10 @@ class Processor:
 
     def _embed_rows(self, rows: Sequence[RawMessageRow]) -> None:
         """Embed rows, upsert their vectors, then stamp the hashes (second, short transaction)."""
-        encoded = [encode_row(r) for r in rows]
-        vectors = self.embedder.embed_documents([e.document for e in encoded])
-        self.collection.upsert([vector_key(r.id) for r in rows], vectors, [vector_columns(r) for r in rows])
-        now = self.clock.now_ms()
-        stamps = [
-            {
-                "row_id": row.id,
-                "hash": enc.content_hash,
-                "model": self.embedder.model_id,
-                "dims": self.embedder.dimensions,
-                "now": now,
-            }
-            for row, enc in zip(rows, encoded, strict=True)
-        ]
+        docs = [message_doc(r) for r in rows]
+        self.corpus.embed(docs)
         with self.db.write() as session:
-            # One executemany, not an ORM update per row: this runs for every ingested message.
-            session.connection().execute(
-                update(RawMessageRow.__table__)
-                .where(RawMessageRow.__table__.c.id == bindparam("row_id"))
-                .values(
-                    embedding_model=bindparam("model"),
-                    embedding_content_hash=bindparam("hash"),
-                    embedding_dimensions=bindparam("dims"),
-                    embedding_updated_at=bindparam("now"),
-                ),
-                stamps,
-            )
+            self.source.stamp(session, docs, self.embedder.model_id, self.embedder.dimensions)
 
     def reembed(self, row_ids: Sequence[int]) -> int:
         """Recompute vectors for rows whose AAAK text changed (tier, content, metadata)."""
@@ -340,45 +300,9 @@ class Processor:
     def repair(self, *, full: bool = False, progress: Progress | None = None) -> RepairReport:
         """Re-embed rows with missing or stale vectors; drop vectors whose row is gone.
 
-        The quick check (start-up) looks at missing hashes and model changes; `full` also
-        recomputes every AAAK hash and compares the vector index's keys with SQLite.
+        The quick check looks at missing hashes, model changes and counts; `full` also recomputes
+        every AAAK hash and compares the vector index's keys with SQLite. Deferred (nothing done,
+        `kind.deferred_for` set) while another process is writing messages.
         """
-        model = self.embedder.model_id
-        with self.db.read() as session:
-            stale_ids = list(
-                session.scalars(
-                    select(RawMessageRow.id).where(
-                        or_(
-                            RawMessageRow.embedding_content_hash.is_(None),
-                            RawMessageRow.embedding_model.is_(None),
-                            RawMessageRow.embedding_model != model,
-                        )
-                    )
-                )
-            )
-            total_rows = self.messages.count_all(session)
-        orphans = 0
-        collection = self.collection
-        if full or collection.count() != total_rows - len(stale_ids):
-            with self.db.read() as session:
-                all_ids = {str(i) for i in session.scalars(select(RawMessageRow.id))}
-                if full:
-                    for row in session.scalars(select(RawMessageRow)):
-                        if (
-                            row.embedding_content_hash
-                            and encode_row(row).content_hash != row.embedding_content_hash
-                        ):
-                            stale_ids.append(row.id)
-            keys = set(collection.keys())
-            orphan_keys = sorted(keys - all_ids)
-            if orphan_keys:
-                collection.delete(orphan_keys)
-                orphans = len(orphan_keys)
-            missing = {int(k) for k in all_ids - keys}
-            stale_ids = sorted(set(stale_ids) | missing)
-        done = 0
-        for part in chunked(stale_ids, self.batch_size):
-            done += self.reembed(part)
-            if progress:
-                progress(done, len(stale_ids))
-        return RepairReport(reembedded=done, orphans_removed=orphans)
+        report = maintenance.repair(self.db, self.corpus, self.source, full=full, progress=progress)
+        return RepairReport(reembedded=report.reembedded, orphans_removed=report.orphans_removed, kind=report)

@@ -46,11 +46,15 @@ class SearchSettings(BaseModel):
     """Hybrid search knobs (see docs/ARCHITECTURE.md, search)."""
 
     default_limit: int = 10
-    candidate_pool: int = 50
+    # Candidates per leg; 30 rather than 50 costs 0.004 LoCoMo R@10 and saves ~3 ms at 100k.
+    candidate_pool: int = 30
     rrf_k: int = 10
     min_raw_results_without_fallback: int = 3
     # Rows BM25 may score per query (bounds latency on huge archives); 0 = score every match.
     keyword_row_budget: int = Field(default=8_000, ge=0)
+    # Hits below this calibrated relevance (0–1) are "no close match"; `loose` searches show them.
+    # 0.30 is calibrated for the local MiniLM model (docs/ARCHITECTURE.md, "Relevance floor").
+    relevance_floor: float = Field(default=0.30, ge=0.0, le=1.0)
 
 
 class RetentionRuleSettings(BaseModel):

@@ -12,6 +12,8 @@ from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.llm.base import LLM
 from app.core.processor import Processor
 from app.core.search.messages import MessageQuery
@@ -70,7 +72,9 @@ class ForgettingService:
         llm: LLMSettings | None = None,
         llm_factory: LLMFactory | None = None,
         keywords: KeywordIndex | None = None,
-        rrf_k: int = 60,
+        rrf_k: int = 10,
+        leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
@@ -80,7 +84,9 @@ class ForgettingService:
         self.llm_factory = llm_factory
         self.config = config_from_settings(self.settings)
         keywords = keywords or KeywordIndex()
-        self.summaries = SummaryIndex(db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k)
+        self.summaries = SummaryIndex(
+            db, vectors, embedder, clock, keywords=keywords, rrf_k=rrf_k, leases=leases, fusion=fusion
+        )
         self.runner = ForgetRunner(
             db,
             clock,

@@ -11,6 +11,8 @@ from app.core.clock import DAY_MS, Clock
 from app.core.embeddings.base import Embedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.llm.base import LLM
 from app.core.settings import Settings
 from app.core.storage.db import Database
@@ -292,6 +294,7 @@ def _sort_key(sort: str) -> Callable[[RankedInsight], Any]:
 def build_insights_service(
     settings: Settings, *, db: Database, vectors: VectorStore, embedder: Embedder, keywords: KeywordIndex,
     clock: Clock, events: EventBus | None = None, llm: LLM | None = None,
+    leases: WriterLeases | None = None, fusion: FusionParams | None = None,
 ) -> InsightsService:  # fmt: skip
     """Wire rules (always) and the LLM extractor (when configured) into a pipeline and the service."""
     try:
@@ -306,7 +309,7 @@ def build_insights_service(
     extractor: Extractor = rules
     if llm is not None and settings.llm.enabled and settings.insights.use_llm:
         extractor = LLMExtractor(llm, fallback=rules)
-    index = InsightIndex(vectors, embedder, keywords)
+    index = InsightIndex(vectors, embedder, keywords, leases=leases, fusion=fusion)
     pipeline = InsightPipeline(db, index, extractor, clock, user_id=settings.user_id, embedder=embedder)
     service = InsightsService(
         db, pipeline, index, clock, user_id=settings.user_id, identities=settings.insights.identities,

@@ -12,6 +12,8 @@ from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from app.core.events import Change, EventBus
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import FusionParams
 from app.core.search.messages import MessageQuery
 from app.core.settings import Settings
 from app.core.storage.db import Database
@@ -56,13 +58,15 @@ class KnowledgeService:
         clock: Clock,
         *,
         events: EventBus | None = None,
+        leases: WriterLeases | None = None,
+        fusion: FusionParams | None = None,
     ) -> KnowledgeService:
         """Wire the knowledge base from settings (`kb.*`, `user_id`, `search.rrf_k`) and the shared stores."""
         config = KbConfig.from_settings(settings.kb, user_id=settings.user_id, rrf_k=settings.search.rrf_k)
         layout = settings.layout
         blobs = BlobStore(layout.root, layout.documents)
-        kb = KnowledgeBase(db, vectors, keywords, embedder, clock, blobs, config)
-        return cls(kb, ChunkSearcher(db, keywords, embedder, kb.collection, config), events=events)
+        kb = KnowledgeBase(db, vectors, keywords, embedder, clock, blobs, config, leases=leases)
+        return cls(kb, ChunkSearcher(db, kb.corpus, embedder, config, fusion=fusion), events=events)
 
     @property
     def config(self) -> KbConfig:
@@ -122,8 +126,8 @@ class KnowledgeService:
     ) -> list[ChunkHit]:
         return self.searcher.search(query, limit, document_ids)
 
-    def repair(self) -> RepairReport:
-        return repair(self.kb)
+    def repair(self, *, full: bool = False) -> RepairReport:
+        return repair(self.kb, full=full)
 
     # -- personalization ----------------------------------------------------------------------
     def insight_settings(self) -> tuple[InsightSettings, str | None]:
@@ -148,7 +152,9 @@ class KnowledgeService:
         if not query.text.strip():
             return []
         limit = max(1, min(query.limit, self.config.max_limit))
-        return [chunk_to_search_hit(hit) for hit in self.searcher.search(query.text, limit)]
+        # No cosine threshold here: unified search cuts every kind at one relevance floor instead.
+        hits = self.searcher.search(query.text, limit, threshold=-1.0)
+        return [chunk_to_search_hit(hit) for hit in hits]
 
     # -- helpers ------------------------------------------------------------------------------
     def _read_bundle(self, path: Path) -> bytes:

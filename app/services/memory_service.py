@@ -15,7 +15,9 @@ from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.processor import Processor, Progress, RepairReport
+from app.core.search.merge import merge_hits
 from app.core.search.messages import MessageQuery, MessageSearcher
+from app.core.search.understanding import ALL_PARTS, SearchOutcome
 from app.core.storage import audit
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
@@ -64,6 +66,7 @@ class MemoryService:
         self.deletion = DeletionService(
             db, processor, clock, user_id=user_id, keywords=self.keywords, events=events
         )
+        self.relevance_floor = searcher.config.fusion.config.floor
 
     # -- ingest -------------------------------------------------------------------------------
     def ingest(
@@ -116,30 +119,47 @@ class MemoryService:
         limit: int = 10,
         *,
         include: Iterable[str] = (),
+        loose: bool = False,
     ) -> list[SearchHit]:
         """Hybrid search over messages; `include` adds other registered sources (e.g. "documents")."""
+        return self.search_outcome(text, filters, limit, include=include, loose=loose).hits
+
+    def search_outcome(
+        self,
+        text: str,
+        filters: SearchFilters | None = None,
+        limit: int = 10,
+        *,
+        include: Iterable[str] = (),
+        loose: bool = False,
+        understand: frozenset[str] = ALL_PARTS,
+    ) -> SearchOutcome:
+        """Hits of every included kind merged on one relevance and cut at the relevance floor
+        (`loose` shows the nearest anyway), with the query understanding that was applied."""
         if limit < 1 or limit > MAX_SEARCH_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit}")
+        unknown = sorted(set(include) - set(self.extra_sources))
+        if unknown:
+            raise InvalidInput(
+                f"unknown search source {unknown[0]!r}", hint=f"one of {sorted(self.extra_sources)}"
+            )
         filters = filters or SearchFilters()
         if filters.persons and self.person_aliases is not None:
             expand = self.person_aliases
             persons = tuple(dict.fromkeys(alias for p in filters.persons for alias in expand(p)))
             filters = dataclasses.replace(filters, persons=persons)
-        query = MessageQuery(text=text, filters=filters, limit=limit, user_id=self.user_id)
-        hits = self.searcher.search(query)
+        query = MessageQuery(
+            text=text, filters=filters, limit=limit, user_id=self.user_id, loose=loose, understand=understand
+        )
+        outcome = self.searcher.search_understood(query)
+        hits = list(outcome.hits)
         if len(hits) < self.min_raw_results_without_fallback:
             for source in self.fallback_sources:
-                hits = hits + source(query)
+                hits += source(query)
         for name in include:
-            source = self.extra_sources.get(name)
-            if source is None:
-                raise InvalidInput(
-                    f"unknown search source {name!r}", hint=f"one of {sorted(self.extra_sources)}"
-                )
-            hits = hits + source(query)
-        if len(hits) > limit:
-            hits = sorted(hits, key=lambda h: -h.score)[:limit]
-        return hits
+            hits += self.extra_sources[name](query)
+        merged, hidden = merge_hits(hits, limit=limit, floor=self.relevance_floor, loose=loose)
+        return dataclasses.replace(outcome, hits=merged, hidden=outcome.hidden + hidden)
 
     # -- records ------------------------------------------------------------------------------
     def get(self, record_id: int, *, reveal_archived: bool = False) -> MessageRecord:

@@ -132,6 +132,15 @@ async def test_stats(client):
 
 
 @pytest.mark.anyio
+async def test_index_status_per_kind_and_reembed(client):
+    body = (await client.get("/api/index")).json()
+    kinds = {k["kind"]: k for k in body["kinds"]}
+    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    assert kinds["message"]["rows"] == kinds["message"]["vectors"] == 24
+    assert body["reembed"]["switch_pending"] is False and body["reembed"]["running"] is False
+
+
+@pytest.mark.anyio
 async def test_auth_host_origin_and_size(client, services):
     assert (await client.get("/api/stats", headers={"Authorization": ""})).status_code == 401
     assert (await client.get("/api/stats", headers={"Authorization": "Bearer nope"})).status_code == 401
@@ -157,3 +166,17 @@ async def test_openapi_declares_bearer_auth(client):
     assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     assert "security" not in schema["paths"]["/api/health"]["get"]
     assert schema["paths"]["/api/stats"]["get"]["security"]
+
+
+@pytest.mark.anyio
+async def test_search_floor_loose_and_understood(client):
+    strict = (await client.get("/api/search", params={"q": "xylophone quantum zebra"})).json()
+    assert strict["hits"] == [] and strict["no_close_match"] is True and "loose" in strict["message"]
+    loose = (await client.get("/api/search", params={"q": "xylophone quantum zebra", "loose": "true"})).json()
+    assert loose["hits"] and loose["no_close_match"] is False
+    named = (await client.post("/api/search", json={"query": "what did mum say about dinner"})).json()
+    assert named["understood"]["people"] == ["mum"] and named["hits"][0]["relevance"] > 0.3
+    # A date phrase that would empty the result is reported as not applied, not silently dropped.
+    dated = (await client.get("/api/search", params={"q": "birthday dinner in March 2001"})).json()
+    assert dated["hits"] and dated["understood"]["date"]["applied"] is False
+    assert "any time" in dated["understood"]["date"]["note"]

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from app.bootstrap import build_services
 from app.core.clock import DAY_MS, FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
-from app.core.processor import vector_columns
+from app.core.index.message_kind import vector_columns
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.messages import vector_key
 from app.core.storage.models import RawMessageRow, User

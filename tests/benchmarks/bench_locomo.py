@@ -31,6 +31,7 @@ def main() -> int:
     parser.add_argument(
         "--keyword-budget", type=int, default=None, help="search.keyword_row_budget (0 = unbounded)"
     )
+    parser.add_argument("--pool", type=int, default=None, help="search.candidate_pool")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
@@ -39,6 +40,8 @@ def main() -> int:
     settings = Settings(data_dir=workdir, embedding=EmbeddingSettings(provider=args.embedder))
     if args.keyword_budget is not None:
         settings.search.keyword_row_budget = args.keyword_budget
+    if args.pool is not None:
+        settings.search.candidate_pool = args.pool
     services = build_services(settings)
     messages, questions = load()
     if args.limit:

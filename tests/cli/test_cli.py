@@ -122,3 +122,19 @@ def test_two_writer_processes_lose_nothing(tmp_path: Path, cli_env: dict[str, st
     assert sum(json.loads(o[0])["imported"] for o in outputs) == 600
     stats = json.loads(runner.invoke(cli, ["stats", "--json"]).stdout)
     assert stats["messages"] == 600 and stats["vectors"] == 600
+
+
+def test_search_says_no_close_match_and_loose_shows_the_nearest(
+    tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    file = write_jsonl(tmp_path / "in.jsonl", [msg(i) for i in range(5)])
+    runner.invoke(cli, ["import", "jsonl", str(file)])
+    strict = json.loads(runner.invoke(cli, ["search", "xylophone quantum zebra", "--json"]).stdout)
+    assert strict["hits"] == [] and strict["no_close_match"] is True
+    assert strict["understood"] == {"date": None, "people": [], "channels": []}
+    loose = json.loads(runner.invoke(cli, ["search", "xylophone quantum zebra", "--json", "--loose"]).stdout)
+    assert loose["hits"] and loose["loose"] is True and "no_close_match" not in loose
+    table = runner.invoke(cli, ["search", "zzqxv"])
+    assert "no close match" in table.output and "--loose" in table.output
+    found = json.loads(runner.invoke(cli, ["search", "release checklist", "--json"]).stdout)
+    assert all(0 < h["relevance"] <= 1 for h in found["hits"])

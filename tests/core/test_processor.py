@@ -90,7 +90,7 @@ class ExplodingEmbedder(HashingEmbedder):
         return super().embed_documents(texts)
 
 
-def test_crash_between_store_and_embed_is_repaired_on_start(settings: Settings, clock) -> None:
+def test_crash_between_store_and_embed_is_repaired_by_the_repair_job(settings: Settings, clock) -> None:
     svc = build_services(settings, clock=clock, embedder=ExplodingEmbedder(fail_on_call=2))
     svc.processor.batch_size = 4
     with pytest.raises(RuntimeError):
@@ -105,6 +105,9 @@ def test_crash_between_store_and_embed_is_repaired_on_start(settings: Settings, 
     svc.close()
 
     restarted = build_services(settings, clock=clock, embedder=HashingEmbedder())
+    # Opening never repairs (read commands stay fast); the background job (or doctor) does.
+    assert restarted.processor.collection.count() == 4
+    restarted.index.run_repair_job()
     assert restarted.processor.collection.count() == 8
     assert restarted.memory.ingest([make_message(i) for i in range(8)]).duplicates == 8
     restarted.close()

@@ -1,11 +1,15 @@
 """The in-memory vector copy answers like LanceDB and never serves stale rows."""
 
+import time
+
 import numpy as np
 
 from app.bootstrap import Services
 from app.core.domain import SearchFilters
-from app.core.search.messages import MessageQuery, _lance_where, _numpy_mask
+from app.core.index.filters import to_mask
+from app.core.search.messages import MessageQuery, message_filter
 from app.core.storage.vector_cache import Projection, VectorMatrixCache, _bounded_scores
+from app.core.storage.vectors import VectorStore
 from tests.conftest import make_message
 
 
@@ -15,8 +19,8 @@ def test_cache_matches_lancedb_and_follows_new_commits(services: Services) -> No
     cache = VectorMatrixCache(collection)
     query = MessageQuery("topic 3", SearchFilters(channels=("general",)), 10, "local")
     vector = services.embedder.embed_query("topic 3 note")
-    from_cache = cache.search(vector, 10, lambda c: _numpy_mask(c, query))
-    from_lance = collection.search(vector, 10, _lance_where(query))
+    from_cache = cache.search(vector, 10, lambda c: _mask(c, query))
+    from_lance = collection.search(vector, 10, message_filter(query))
     assert from_cache is not None
     # The test embedder produces ties, so compare the score lists rather than the order of equals.
     assert np.allclose([h.similarity for h in from_cache], [h.similarity for h in from_lance], atol=1e-4)
@@ -28,7 +32,7 @@ def test_cache_matches_lancedb_and_follows_new_commits(services: Services) -> No
     keys = {
         h.key
         for h in cache.search(
-            services.embedder.embed_query("topic 3 note brand new"), 50, lambda c: _numpy_mask(c, query)
+            services.embedder.embed_query("topic 3 note brand new"), 50, lambda c: _mask(c, query)
         )
         or []
     }
@@ -40,13 +44,17 @@ def test_filters_and_size_limit(services: Services) -> None:
     collection = services.processor.collection
     query = MessageQuery("x", SearchFilters(platforms=("discord",)), 5, "local")
     hits = VectorMatrixCache(collection).search(
-        services.embedder.embed_query("message"), 5, lambda c: _numpy_mask(c, query)
+        services.embedder.embed_query("message"), 5, lambda c: _mask(c, query)
     )
     assert [h.key for h in hits or []] == ["1"]
     assert (
         VectorMatrixCache(collection, max_rows=1).search(np.ones(64, np.float32), 5, lambda c: c["user_id"])
         is None
     )
+
+
+def _mask(columns: dict[str, np.ndarray], query: MessageQuery) -> np.ndarray:
+    return to_mask(message_filter(query), columns, len(columns["user_id"]))
 
 
 def _clustered(rng: np.random.Generator, n: int, dims: int = 64) -> np.ndarray:
@@ -82,8 +90,30 @@ def test_cache_with_projection_answers_like_the_full_scan(services: Services) ->
         vector = services.embedder.embed_query(text)
         for filters in (SearchFilters(), SearchFilters(channels=("general",))):
             query = MessageQuery(text, filters, 10, "local")
-            a = projected.search(vector, 10, lambda c, q=query: _numpy_mask(c, q), mask_key=filters)
-            b = full.search(vector, 10, lambda c, q=query: _numpy_mask(c, q))
+            a = projected.search(vector, 10, lambda c, q=query: _mask(c, q), mask_key=filters)
+            b = full.search(vector, 10, lambda c, q=query: _mask(c, q))
             assert a is not None and b is not None
             assert np.allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-5)
     assert projected._projection is not None
+
+
+def test_own_writes_show_at_once_and_other_writers_commits_catch_up_in_the_background(tmp_path) -> None:
+    ours = VectorStore(tmp_path / "v").collection("t", "m", 4, ("user_id",))
+    theirs = VectorStore(tmp_path / "v").collection("t", "m", 4, ("user_id",))  # another process
+    unit = np.eye(4, dtype=np.float32)
+    ours.upsert(["a"], unit[:1], [{"user_id": "u"}])
+    cache = VectorMatrixCache(ours)
+
+    def keys() -> set[str]:
+        return {h.key for h in cache.search(unit[1], 10, lambda c: c["user_id"] == "u") or []}
+
+    assert keys() == {"a"}
+    ours.upsert(["b"], unit[1:2], [{"user_id": "u"}])
+    assert keys() == {"a", "b"}  # read your writes
+    theirs.upsert(["c"], unit[2:3], [{"user_id": "u"}])
+    first = keys()  # never waits for the reload another process's commit caused
+    assert first <= {"a", "b", "c"}
+    deadline = time.time() + 10
+    while keys() != {"a", "b", "c"}:
+        assert time.time() < deadline, "the background reload never caught up"
+        time.sleep(0.02)

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from app.bootstrap import build_services
 from app.core.clock import FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
-from app.core.processor import encode_row
+from app.core.index.message_kind import encode_row
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
 from forgetting.models import ForgetRunItemRow, ForgetRunRow
 from tests.conftest import PROJECT_ROOT
@@ -82,9 +82,9 @@ def test_kill_9_mid_group(services, settings, tmp_path: Path) -> None:
     finally:
         proc.wait(timeout=30)
 
-    # Reopen (start-up repair included) one minute later, when the dead run's lease has expired.
+    # Reopen one minute later, when the dead run's leases have expired, and run the repair job.
     clock = FixedClock(NOW + 61_000)
-    svc = build_services(settings, clock=clock, embedder=HashingEmbedder())
+    svc = build_services(settings, clock=clock, embedder=HashingEmbedder(), repair=True)
     try:
         summaries, rows, items, runs = _state(svc)
         assert len(summaries) == 2  # groups one and two committed, group three rolled back whole

@@ -7,7 +7,7 @@ from sqlalchemy import select, update
 
 from app.core.domain import SearchFilters, Tier
 from app.core.errors import Conflict, NotFound
-from app.core.processor import encode_row
+from app.core.index.message_kind import encode_row
 from app.core.storage.models import AuditRow, MemorySummaryRow, RawMessageRow
 from forgetting.models import ForgetRunItemRow, ForgetRunRow
 from forgetting.planner import ForgetPlan

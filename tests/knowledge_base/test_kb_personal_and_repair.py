@@ -72,16 +72,20 @@ def test_repair_removes_orphan_vectors_and_files(services):
     assert kb.repair() == type(report)()
 
 
-def test_model_change_reembeds_documents(make_services):
+def test_model_change_is_a_planned_reembed_that_switches_when_complete(make_services):
     old = make_services(embedder=HashingEmbedder(64))
     info = old.knowledge.add_bytes(b"the cormorant manifest", "c.txt")
-    old_collection = old.knowledge.kb.collection
     old.close()
     new = make_services(embedder=HashingEmbedder(32))
-    assert new.knowledge.kb.collection.count() == 0
-    report = repair(new.knowledge.kb)
-    assert report.reembedded_documents == 1
-    assert new.knowledge.kb.collection.count() == 1 and old_collection.count() == 0
+    # Until the new set is complete, search (and repair) keep the old model's vectors.
+    assert new.embedder.dimensions == 64 and repair(new.knowledge.kb).reembedded_documents == 0
+    assert new.knowledge.search("the cormorant manifest")[0].similarity is not None
+    plan = new.reembed.plan()
+    assert plan.switch and plan.todo == 1
+    result = new.reembed.apply(plan)
+    assert result.switched and new.embedder.dimensions == 32
+    assert new.knowledge.kb.collection.count() == 1
+    assert "chunk__hashing_bow_64__64" not in new.vectors.connection.list_tables().tables
     hit = new.knowledge.search("the cormorant manifest")[0]
     assert hit.document_id == info.id and hit.similarity is not None
     # Deleting after the switch removes the new model's vectors.

@@ -88,9 +88,7 @@ def test_orphan_vectors_are_ignored(services):
 
 
 def test_searcher_without_chunks_returns_nothing(services):
-    searcher = ChunkSearcher(
-        services.db, services.keywords, services.embedder, services.knowledge.kb.collection
-    )
+    searcher = ChunkSearcher(services.db, services.knowledge.kb.corpus, services.embedder)
     assert searcher.search("anything") == []
 
 

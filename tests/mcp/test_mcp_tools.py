@@ -56,7 +56,9 @@ async def test_search_memory_respects_the_token_budget(client):
 async def test_search_memory_filters(client):
     page = _data(
         await client.call_tool(
-            "search_memory", {"query": "launch", "platform": ["telegram"], "since": "2026-11-01"}
+            "search_memory",
+            # Nothing about a launch is said on telegram: loose shows the nearest there anyway.
+            {"query": "launch", "platform": ["telegram"], "since": "2026-11-01", "loose": True},
         )
     )
     assert page["hits"] and {h["platform"] for h in page["hits"]} == {"telegram"}
@@ -92,3 +94,14 @@ async def test_remember_stores_a_note_once_and_it_is_searchable(client, services
 async def test_memory_stats(client):
     stats = _data(await client.call_tool("memory_stats", {}))
     assert stats["messages"] == 24 and "by_platform" in stats
+
+
+@pytest.mark.anyio
+async def test_search_memory_says_no_close_match_and_what_it_understood(client):
+    page = _data(await client.call_tool("search_memory", {"query": "xylophone quantum zebra"}))
+    assert page["hits"] == [] and page["no_close_match"] is True and "loose" in page["message"]
+    near = _data(await client.call_tool("search_memory", {"query": "xylophone quantum zebra", "loose": True}))
+    assert near["hits"] and "no_close_match" not in near
+    named = _data(await client.call_tool("search_memory", {"query": "what did mum say about dinner"}))
+    assert named["understood"]["people"] == ["mum"]
+    assert named["hits"][0]["person"] == "mum" and 0 < named["hits"][0]["relevance"] <= 1

@@ -11,6 +11,7 @@ def test_register_jobs_covers_forgetting_and_insights(services: Services) -> Non
     ids = register_jobs(scheduler, services)
     assert "insights.generate" in ids
     assert any("forget" in job_id for job_id in ids)
+    assert "index-repair" in ids  # the only automatic repair, off every request path
     for job in scheduler.get_jobs():
         assert job.max_instances == 1 and job.coalesce
 

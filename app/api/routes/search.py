@@ -13,12 +13,15 @@ router = APIRouter(tags=["search"])
 
 
 def _search(services: Services, body: SearchIn) -> SearchOut:
-    filters = filters_from(body.model_dump())
+    filters = filters_from(body.model_dump(exclude={"loose", "documents", "reveal"}))
     reveal = services.privacy.check_reveal(body.reveal)
-    hits = services.memory.search(body.query, filters, body.limit)
+    include = ("documents",) if body.documents else ()
+    outcome = services.memory.search_outcome(
+        body.query, filters, body.limit, include=include, loose=body.loose
+    )
     # Results may go to an agent's cloud context: detected secrets are masked unless revealed.
-    out = [services.privacy.outgoing(h.to_dict(), text=h.content, reveal=reveal) for h in hits]
-    return SearchOut(query=body.query, hits=out)  # type: ignore[arg-type]
+    hits = [services.privacy.outgoing(h.to_dict(), text=h.content, reveal=reveal) for h in outcome.hits]
+    return SearchOut(query=body.query, hits=hits, **outcome.to_dict())  # type: ignore[arg-type]
 
 
 @router.get("/search", response_model=SearchOut, summary="Search memory (query string)")
@@ -32,13 +35,23 @@ def search_get(
     person: list[str] | None = Query(None, description="only these people (repeatable)"),
     since: str | None = Query(None, description="ISO date/time or Unix ms"),
     until: str | None = Query(None, description="ISO date/time or Unix ms; a bare date means end of day"),
+    loose: bool = Query(False, description="show the nearest hits even when none is a close match"),
+    documents: bool = Query(False, description="also search knowledge-base documents (one ranking)"),
     reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
     services: Services = Depends(get_services),
 ) -> SearchOut:
     body = SearchIn(
-        query=q, limit=limit, platform=platform, channel=channel, person=person, since=since, until=until,
+        query=q,
+        limit=limit,
+        platform=platform,
+        channel=channel,
+        person=person,
+        since=since,
+        until=until,
+        loose=loose,
+        documents=documents,
         reveal=reveal,
-    )  # fmt: skip
+    )
     return _search(services, body)
 
 

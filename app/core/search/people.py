@@ -28,6 +28,10 @@ class Mentions:
     persons: frozenset[str]  # stored `person` values named in the query
     channels: frozenset[tuple[str, str]]  # (platform, channel) those persons write in
 
+    @classmethod
+    def none(cls) -> Mentions:
+        return cls(frozenset(), frozenset())
+
 
 class PeopleDirectory:
     """Known senders per user, cached for `ttl` seconds (refreshing costs one GROUP BY)."""

@@ -106,7 +106,9 @@ class KeywordIndex:
             text("INSERT INTO keyword_fts(rowid, body, kind, ref, user_id) VALUES (:i, :b, :k, :r, :u)"),
             fts_rows,
         )
-        session.execute(text("INSERT INTO keyword_refs(kind, ref, fts_rowid) VALUES (:k, :r, :i)"), fts_rows)
+        session.execute(
+            text("INSERT INTO keyword_refs(kind, ref, fts_rowid, user_id) VALUES (:k, :r, :i, :u)"), fts_rows
+        )
 
     def delete(self, session: Session, kind: str, refs: Sequence[str]) -> None:
         if kind == MESSAGE_KIND:
@@ -196,6 +198,13 @@ class KeywordIndex:
         bind = {"q": expr, "lim": limit, "budget": row_budget, **(params or {})}
         rows = session.execute(text(sql), bind).all()
         return [KeywordHit(ref=str(r[0]), score=-float(r[1])) for r in rows]
+
+    def refs(self, session: Session, kind: str) -> set[str]:
+        """Every ref the index holds for `kind` (to compare with the kind's rows)."""
+        if kind == MESSAGE_KIND:
+            return {str(r[0]) for r in session.execute(text("SELECT rowid FROM messages_fts"))}
+        rows = session.execute(text("SELECT ref FROM keyword_refs WHERE kind = :k"), {"k": kind})
+        return {str(r[0]) for r in rows}
 
     def count(self, session: Session, kind: str) -> int:
         if kind == MESSAGE_KIND:

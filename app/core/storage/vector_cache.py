@@ -2,18 +2,27 @@
 
 LanceDB costs 15-30 ms per query at 10k rows and ~230 ms at 100k (flat scan with a prefilter,
 measured on 2 cores), while one NumPy matrix product over the same 100k × 384 vectors takes a
-few milliseconds. The copy is reloaded whenever the table's version changes (any process's
-commit), so it is never stale; collections above `max_rows` fall back to LanceDB.
+few milliseconds. The copy is reloaded whenever the table's version changes; collections above
+`max_rows` fall back to LanceDB. After this process's own writes the reload happens before the
+next search (read your writes). After another process's commit (an import running beside the
+app) the search answers from the current copy while one background reload catches up, so a
+query never waits for a reload that another process's write caused: the copy lags such a
+commit by one reload at most.
 
 At 100k rows the product still reads 150 MB per query. Large copies therefore also keep each
 vector projected on the collection's top principal axes: a scan of the projections plus a
 bound on what the remaining axes can add rules out almost every row, and only the rows the
 bound cannot rule out are scored in full, so the answer is exactly the full scan's.
+
+Asking LanceDB for the table's latest version reads its manifest from disk, so the copy asks at
+most every `FOREIGN_CHECK_S` unless this process wrote in between.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -24,12 +33,15 @@ import pyarrow.compute as pc
 
 from app.core.storage.vectors import VectorCollection, VectorHit
 
+log = logging.getLogger(__name__)
 DEFAULT_MAX_ROWS = 300_000
 # Below this many rows the full product costs ~1 ms; projections would not pay for themselves.
 PROJECT_MIN_ROWS = 20_000
 PROJECTED_DIMENSIONS = 128  # 2 % of 100k rows left to score in full (docs/benchmarks.md)
 _BASIS_SAMPLE = 20_000
 _MAX_MASKS = 64
+# How often a search asks LanceDB whether another process committed (own writes: always).
+FOREIGN_CHECK_S = 0.25
 Mask = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
@@ -48,6 +60,25 @@ class Projection:
         rows = matrix @ basis
         residuals = np.sqrt(np.maximum(0.0, (matrix * matrix).sum(axis=1) - (rows * rows).sum(axis=1)))
         return cls(basis, rows, residuals.astype(np.float32))
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    local_writes: int
+    keys: Any = None
+    matrix: np.ndarray | None = None
+    columns: dict[str, np.ndarray] | None = None
+    projection: Projection | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixView:
+    """A read-only view of the current copy; a new table version yields a new view."""
+
+    version: Any
+    keys: np.ndarray
+    matrix: np.ndarray
+    columns: dict[str, np.ndarray]
 
 
 class VectorMatrixCache:
@@ -70,31 +101,91 @@ class VectorMatrixCache:
         self._columns: dict[str, np.ndarray] = {}
         self._projection: Projection | None = None
         self._masks: dict[Hashable, np.ndarray] = {}
+        self._local_writes = -1  # the collection's own-write counter the copy reflects
+        self._fits = True
+        self._reloading = False
+        self._checked_at = 0.0
 
     def _refresh(self) -> bool:
-        """Make the copy current; False when the collection is too large to hold."""
+        """Make the copy current (see the module docstring); False when it is too large to hold."""
+        now = time.monotonic()
+        own_write = self._local_writes != self.collection.local_writes
+        if self._version is not None and not own_write and now - self._checked_at < FOREIGN_CHECK_S:
+            # Asking LanceDB for the latest version reads the manifest from disk (several ms on
+            # a busy machine, and a search asks twice); other processes' commits can wait a moment.
+            return self._fits
+        self._checked_at = now
         table = self.collection.table
         version = table.version
         if version == self._version:
+            return self._fits
+        if self._version is not None and self._fits and self._local_writes == self.collection.local_writes:
+            # Another process committed: answer from the current copy, catch up in the background.
+            if not self._reloading:
+                self._reloading = True
+                threading.Thread(target=self._background_reload, daemon=True, name="strata-vcache").start()
             return True
+        return self._load(table, version)
+
+    def _background_reload(self) -> None:
+        try:
+            table = self.collection.table
+            version = table.version
+            snapshot = self._prepare(table)  # the slow part, outside the lock: searches go on
+            with self._lock:
+                # A newer copy may have been installed meanwhile (own write): never go back.
+                if self._version is None or version > self._version:
+                    self._install(snapshot, version)
+        except Exception:  # the next search retries; a failed reload must not kill the app
+            log.warning("background reload of %s failed", self.collection.name, exc_info=True)
+        finally:
+            self._reloading = False
+
+    def _load(self, table: Any, version: Any) -> bool:
+        self._install(self._prepare(table), version)
+        return self._fits
+
+    def _prepare(self, table: Any) -> _Snapshot:
+        """The table's rows as matrix, keys, columns and projection (None when too many to hold)."""
+        writes = self.collection.local_writes
         if table.count_rows() > self.max_rows:
-            return False
+            return _Snapshot(writes)
         data = table.to_arrow()
         vectors = data.column("vector").combine_chunks()
         matrix = np.asarray(vectors.flatten(), dtype=np.float32).reshape(
             len(data), self.collection.dimensions
         )
-        columns = {c: _column(data.column(c)) for c in self.collection.columns}
-        self._keys = data.column("key").to_numpy(zero_copy_only=False)
-        self._projection = (
+        projection = (
             Projection.of(matrix, self.projected_dimensions)
             if len(matrix) >= max(1, self.project_min_rows)
             and self.collection.dimensions > self.projected_dimensions
             else None
         )
-        self._matrix, self._columns, self._version = matrix, columns, version
+        return _Snapshot(
+            writes,
+            keys=data.column("key").to_numpy(zero_copy_only=False),
+            matrix=matrix,
+            columns={c: _column(data.column(c)) for c in self.collection.columns},
+            projection=projection,
+        )
+
+    def _install(self, snapshot: _Snapshot, version: Any) -> None:
+        self._local_writes, self._version = snapshot.local_writes, version
+        self._fits = snapshot.matrix is not None
+        if snapshot.matrix is None or snapshot.columns is None:
+            return
+        self._keys, self._matrix, self._columns = snapshot.keys, snapshot.matrix, snapshot.columns
+        self._projection = snapshot.projection
         self._masks = {}
-        return True
+
+    def view(self) -> MatrixView | None:
+        """The copy the last search used (keys, unit vectors, prefilter columns), read-only; None
+        when the collection is too large to hold or was never loaded. It does not ask LanceDB for
+        the table version again (that round trip costs milliseconds): call right after `search`."""
+        with self._lock:
+            if self._version is None or not self._fits:
+                return None
+            return MatrixView(self._version, self._keys, self._matrix, self._columns)
 
     def search(
         self, vector: np.ndarray, limit: int, mask: Mask, mask_key: Hashable | None = None

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from app.core.errors import StorageError
+from app.core.index.filters import Filter, OneOf, to_lance
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,11 +48,6 @@ def collection_name(kind: str, model_id: str, dimensions: int) -> str:
     return f"{kind}__{slug}__{dimensions}"
 
 
-def sql_quote(value: str) -> str:
-    """A string literal for a LanceDB filter expression."""
-    return "'" + value.replace("'", "''") + "'"
-
-
 @dataclass(frozen=True, slots=True)
 class VectorHit:
     key: str
@@ -70,6 +67,9 @@ class VectorCollection:
         fields.append(pa.field("vector", pa.list_(pa.float32(), dimensions)))
         self.schema = pa.schema(fields)
         self._table: Any = None
+        # Writes made through this object (this process): an in-memory copy reloads at once after
+        # them, and only lazily after other processes' commits (see vector_cache).
+        self.local_writes = 0
 
     @property
     def table(self) -> Any:
@@ -92,6 +92,7 @@ class VectorCollection:
             pa.array(vectors.astype(np.float32).ravel()), self.dimensions
         )
         batch = pa.table(data, schema=self.schema)
+        self.local_writes += 1
         self._store.retry(
             lambda: (
                 self.table.merge_insert("key")
@@ -101,31 +102,43 @@ class VectorCollection:
             )
         )
 
-    def update_columns(self, where: str, values: dict[str, Any]) -> None:
-        """Change prefilter columns in place (e.g. tier or archived) without re-embedding."""
-        self._store.retry(lambda: self.table.update(where=where, values=values))
+    def update_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
+        """Change prefilter columns of `keys` in place (e.g. tier or archived) without re-embedding."""
+        unknown = set(values) - set(self.columns)
+        if unknown:
+            raise StorageError(f"collection {self.name} has no column(s) {sorted(unknown)}")
+        for start in range(0, len(keys), 500):
+            where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self.local_writes += 1
+            self._store.retry(partial(self.table.update, where=where, values=values))
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            expr = "key IN (" + ", ".join(sql_quote(k) for k in part) + ")"
-            self._store.retry(lambda expr=expr: self.table.delete(expr))
+            where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+            self.local_writes += 1
+            self._store.retry(partial(self.table.delete, where))
 
-    def search(self, vector: np.ndarray, limit: int, where: str | None = None) -> list[VectorHit]:
+    def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
+        """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
-        if where:
-            query = query.where(where, prefilter=True)
+        expression = to_lance(where) if where is not None else None
+        if expression:
+            query = query.where(expression, prefilter=True)
         rows = query.select(["key", "_distance"]).to_list()
         return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
 
     def keys(self) -> list[str]:
-        return self.table.to_arrow().column("key").to_pylist()
+        """Every stored key (reads the key column only, not the vectors)."""
+        if self.count() == 0:
+            return []
+        return self.table.search().select(["key"]).limit(None).to_arrow().column("key").to_pylist()
 
     def count(self) -> int:
         return int(self.table.count_rows())
 
     def optimize(self) -> None:
         """Compact fragments left by many small upserts (keeps search fast)."""
+        self.local_writes += 1
         self._store.retry(lambda: self.table.optimize())
 
     def purge_history(self) -> None:
@@ -162,6 +175,13 @@ class VectorStore:
             existing = VectorCollection(self, name, dimensions, columns)
             self._collections[name] = existing
         return existing
+
+    def drop(self, kind: str, model_id: str, dimensions: int) -> None:
+        """Remove a whole collection (a model no longer in use after a completed switch)."""
+        name = collection_name(kind, model_id, dimensions)
+        self._collections.pop(name, None)
+        # The local connection takes `ignore_missing`; the base class's signature does not name it.
+        self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))  # type: ignore[call-arg]
 
     def retry(self, work: Callable[[], T], attempts: int = 6) -> T:
         """LanceDB commits are optimistic: another writer may win; retry with backoff."""

@@ -1,4 +1,8 @@
-"""Search screen: debounced search-as-you-type, filter chips, results table, detail with context."""
+"""Search screen: debounced search-as-you-type, filter chips, results table, detail with context.
+
+Also shows what the query was understood as (date range, people) as removable chips, says "no
+close match" when nothing reaches the relevance floor, and has a toggle to show the nearest anyway.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.domain import SearchHit
+from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, SearchOutcome, Understood
 from app.ui.context import UiContext
 from app.ui.delegates import HtmlDelegate
 from app.ui.events import DOCUMENTS, MESSAGES, SUMMARIES
@@ -63,10 +68,21 @@ class SearchScreen(Screen):
         self.filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.filter_button.setMenu(self._filter_menu())
         top.addWidget(self.filter_button)
+        self.loose_button = QToolButton()
+        self.loose_button.setText("Show nearest")
+        self.loose_button.setCheckable(True)
+        self.loose_button.setToolTip("Also show results that are not a close match")
+        self.loose_button.toggled.connect(lambda _on: self.run_search())
+        top.addWidget(self.loose_button)
         self.outer.addLayout(top)
         self.chip_bar = ChipBar()
         self.chip_bar.removed.connect(self._remove_chip)
         self.outer.addWidget(self.chip_bar)
+        # What the query was understood as; clicking a chip searches again without that part.
+        self.understood_bar = ChipBar()
+        self.understood_bar.removed.connect(self._drop_understanding)
+        self.outer.addWidget(self.understood_bar)
+        self.ignored: set[str] = set()  # parts of query understanding taken back for this text
 
         self.model = HitsModel()
         self.table = QTableView()
@@ -151,6 +167,7 @@ class SearchScreen(Screen):
     # --- searching ---------------------------------------------------------------------------
     def _on_text_edited(self, text: str) -> None:
         self.state = self.state.with_text(text)
+        self.ignored.clear()  # a new query is understood afresh
         self.debounce.start()
 
     def reload(self) -> None:
@@ -172,24 +189,48 @@ class SearchScreen(Screen):
             return
         memory = self.memory
         include = tuple(sorted(getattr(memory, "extra_sources", {}) or {}))
+        loose = self.loose_button.isChecked()
+        understand = ALL_PARTS - frozenset(self.ignored)
 
         privacy = self.privacy
 
-        def search() -> list[SearchHit]:
-            hits = memory.search(text, filters, RESULT_LIMIT, include=include)
-            return privacy.for_display(hits) if privacy is not None else hits
+        def search() -> SearchOutcome:
+            outcome = memory.search_outcome(
+                text, filters, RESULT_LIMIT, include=include, loose=loose, understand=understand
+            )
+            if privacy is not None:  # the list shows secrets masked (click to reveal in the detail)
+                outcome = replace(outcome, hits=privacy.for_display(outcome.hits))
+            return outcome
 
-        self.query(search, lambda hits: self._show_hits(seq, text, hits))
+        self.query(search, lambda outcome: self._show_outcome(seq, text, outcome))
 
-    def _show_hits(self, seq: int, text: str, hits: list[SearchHit]) -> None:
+    def _show_outcome(self, seq: int, text: str, outcome: SearchOutcome) -> None:
+        if seq != self._seq:
+            return
+        self.understood_bar.set_chips(understood_chips(outcome.understood))
+        self._show_hits(seq, text, outcome.hits, outcome)
+
+    def _show_hits(
+        self, seq: int, text: str, hits: list[SearchHit], outcome: SearchOutcome | None = None
+    ) -> None:
         if seq != self._seq:
             return
         self.banner.clear_message()
         terms = query_terms(text)
         self.model.set_view(terms, term_highlight_colour(is_dark()))
         self.model.set_rows(hits)
-        if not hits:
+        date = outcome.understood.date if outcome is not None else None
+        if outcome is not None and outcome.no_close_match and outcome.hidden:
+            self.banner.show_message(
+                "No close match. Turn on \u201cShow nearest\u201d to see the closest results anyway.", "info"
+            )
+        elif not hits:
             self.banner.show_message("No results. Try fewer words or remove a filter.", "info")
+        elif date is not None and not date.applied:
+            self.banner.show_message(
+                f"Nothing matched \u201c{date.phrase}\u201d; showing matches from any time.", "info"
+            )
+        if not hits:
             self.detail.show_nothing()
         if getattr(self, "_open_after_search", False):
             self._open_after_search = False
@@ -223,6 +264,10 @@ class SearchScreen(Screen):
         self.chip_bar.set_chips(list(self.state.chips))
         self.run_search()
 
+    def _drop_understanding(self, key: str, _value: str) -> None:
+        self.ignored.add(DATES if key == "dates" else PEOPLE)
+        self.run_search()
+
     def _remove_chip(self, key: str, value: str) -> None:
         self.state = self.state.remove_chip(key, value)
         self.chip_bar.set_chips(list(self.state.chips))
@@ -245,6 +290,16 @@ class SearchScreen(Screen):
                 self.model.remove_row(row)
                 break
         self.detail.show_nothing()
+
+
+def understood_chips(understood: Understood) -> list[tuple[str, str]]:
+    """("dates", "last week") and ("people", "Anna, Omar") chips for what was applied."""
+    chips: list[tuple[str, str]] = []
+    if understood.date is not None and understood.date.applied:
+        chips.append(("dates", understood.date.phrase))
+    if understood.people:
+        chips.append(("people", ", ".join(understood.people)))
+    return chips
 
 
 def _with_extra(hit: SearchHit, extra: dict[str, Any]) -> SearchHit:

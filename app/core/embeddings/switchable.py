@@ -1,0 +1,43 @@
+"""An Embedder that can be switched to another model in place, so every user switches at once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from app.core.embeddings.base import Embedder
+
+
+class SwitchableEmbedder:
+    """Delegates to the active model; `switch` swaps it for every holder in this process.
+
+    Search, ingest and repair all hold this one object, so when a re-embed job completes, the
+    query embeddings, the collection names and the stamps change model in the same instant."""
+
+    def __init__(self, active: Embedder) -> None:
+        self._active = active
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> Embedder:
+        return self._active
+
+    def switch(self, embedder: Embedder) -> None:
+        with self._lock:
+            self._active = embedder
+
+    @property
+    def model_id(self) -> str:
+        return self._active.model_id
+
+    @property
+    def dimensions(self) -> int:
+        return self._active.dimensions
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._active.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._active.embed_query(text)

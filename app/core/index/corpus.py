@@ -1,0 +1,182 @@
+"""One record kind's index: FTS5 entries, vectors per model, and the typed two-leg search over them.
+
+SQLite rows stay the source of truth and belong to the feature that owns the kind; the corpus
+owns how they are indexed. Writes: keyword entries inside the caller's transaction (so a row
+and its text commit together), vectors after the commit (they can always be rebuilt from
+SQLite, never the other way round), prefilter columns updated in place. Reads: a vector leg
+over the in-memory exact copy (LanceDB's scan above its size limit) and a BM25 leg, both under
+one typed filter, returned as ranked evidence for the one fusion function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import text as sql_text
+from sqlalchemy.orm import Session
+
+from app.core.embeddings.base import Embedder
+from app.core.index.filters import Filter, to_mask, to_sql
+from app.core.index.lease import WriterLeases
+from app.core.index.legs import LegHit, ranked
+from app.core.storage.keyword import MESSAGE_KIND, KeywordIndex
+from app.core.storage.vector_cache import DEFAULT_MAX_ROWS, VectorMatrixCache
+from app.core.storage.vectors import VectorCollection, VectorStore
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """How one record kind is indexed."""
+
+    kind: str  # keyword-index kind: "message", "summary", "insight", "chunk"
+    collection: str  # vector-collection prefix (kept from before the corpus existed)
+    columns: tuple[str, ...]  # prefilter columns stored with each vector
+    # The keyword leg filters on the kind's own table through this join ("" = keyword_fts only);
+    # `keyword_columns` maps each filter column it can apply to a SQL expression over the join.
+    keyword_join: str = ""
+    keyword_columns: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDoc:
+    """A record as the index sees it: what to embed, its prefilter values, and its hashes."""
+
+    key: str
+    user_id: str
+    document: str  # the text embedded (AAAK document for messages and summaries)
+    keyword_text: str  # the text BM25 sees
+    columns: Mapping[str, Any]
+    content_hash: str = ""  # hash of `document` as it is now
+    stamped_hash: str | None = None  # hash SQLite says the stored vector was made from
+
+
+class Corpus:
+    def __init__(
+        self,
+        spec: KindSpec,
+        vectors: VectorStore,
+        embedder: Embedder,
+        keywords: KeywordIndex,
+        *,
+        leases: WriterLeases | None = None,
+        max_cached_rows: int = DEFAULT_MAX_ROWS,
+    ) -> None:
+        self.spec = spec
+        self.vectors = vectors
+        self.embedder = embedder
+        self.keywords = keywords
+        self.leases = leases
+        self._max_cached_rows = max_cached_rows
+        self._caches: dict[str, VectorMatrixCache] = {}
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind
+
+    # -- collections --------------------------------------------------------------------------
+    @property
+    def collection(self) -> VectorCollection:
+        return self.collection_for(self.embedder.model_id, self.embedder.dimensions)
+
+    def collection_for(self, model_id: str, dimensions: int) -> VectorCollection:
+        return self.vectors.collection(self.spec.collection, model_id, dimensions, self.spec.columns)
+
+    def matrix(self, collection: VectorCollection | None = None) -> VectorMatrixCache:
+        collection = collection or self.collection
+        cache = self._caches.get(collection.name)
+        if cache is None:
+            cache = VectorMatrixCache(collection, max_rows=self._max_cached_rows)
+            self._caches[collection.name] = cache
+        return cache
+
+    # -- writes -------------------------------------------------------------------------------
+    def writing(self) -> AbstractContextManager[None]:
+        """Declare a write in flight (writer lease) so no other process repairs under it."""
+        return self.leases.hold(self.kind) if self.leases is not None else nullcontext()
+
+    def index_text(self, session: Session, user_id: str, items: Iterable[tuple[str, str]]) -> None:
+        """Keyword entries `(key, text)`, inside the caller's write transaction."""
+        self.keywords.upsert(session, self.kind, user_id, items)
+
+    def unindex_text(self, session: Session, keys: Sequence[str]) -> None:
+        self.keywords.delete(session, self.kind, keys)
+
+    def embed(self, docs: Sequence[IndexDoc], collection: VectorCollection | None = None) -> None:
+        """Embed `docs` and upsert their vectors (after the rows committed)."""
+        if not docs:
+            return
+        vectors = self.embedder.embed_documents([d.document for d in docs])
+        self.put_vectors(docs, vectors, collection)
+
+    def put_vectors(
+        self, docs: Sequence[IndexDoc], vectors: np.ndarray, collection: VectorCollection | None = None
+    ) -> None:
+        collection = collection or self.collection
+        rows = [{"user_id": d.user_id, **d.columns} for d in docs]
+        collection.upsert([d.key for d in docs], vectors, rows)
+
+    def remove_vectors(self, keys: Sequence[str], collection: VectorCollection | None = None) -> None:
+        if keys:
+            (collection or self.collection).delete(list(keys))
+
+    def set_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
+        """Change prefilter columns (tier, archived, pinned …) in place, without re-embedding."""
+        if keys:
+            self.collection.update_columns(list(keys), values)
+
+    # -- search -------------------------------------------------------------------------------
+    def vector_leg(self, vector: np.ndarray, pool: int, where: Filter) -> tuple[LegHit, ...]:
+        """Top `pool` keys by cosine similarity among the rows `where` keeps."""
+        matrix = self.matrix()
+        hits = matrix.search(
+            vector, pool, lambda columns: to_mask(where, columns, len(matrix_keys(columns))), mask_key=where
+        )
+        if hits is None:  # too many rows to hold in memory: let LanceDB scan
+            hits = matrix.collection.search(vector, pool, where)
+        return ranked([(h.key, h.similarity) for h in hits])
+
+    def keyword_leg(
+        self,
+        session: Session,
+        user_id: str,
+        query: str,
+        pool: int,
+        where: Filter | None = None,
+        *,
+        row_budget: int | None = None,
+    ) -> tuple[LegHit, ...]:
+        """Top `pool` keys by BM25 (positive, higher is better) among the rows `where` keeps.
+
+        `where = None` skips the join to the kind's table (on large archives the join costs as
+        much as the match); the caller then drops what it should not show after hydration.
+        Terms the kind's table cannot express are left to that post-filter as well."""
+        clauses: list[str] = []
+        params: dict[str, object] = {}
+        join = ""
+        if where is not None:
+            usable = where.only(set(self.spec.keyword_columns))
+            if usable.terms:
+                clauses, params = to_sql(usable, self.spec.keyword_columns, prefix="kf")
+                join = self.spec.keyword_join
+        where_sql = "".join(f" AND {c}" for c in clauses)
+        if self.kind == MESSAGE_KIND:
+            hits = self.keywords.search_messages(
+                session, query, pool, join_sql=join, where_sql=where_sql, params=params, row_budget=row_budget
+            )
+        else:
+            hits = self.keywords.search(
+                session, self.kind, user_id, query, pool, join_sql=join, where_sql=where_sql, params=params
+            )
+        return ranked([(h.ref, h.score) for h in hits])
+
+    def several_users(self, session: Session) -> bool:
+        return bool(session.execute(sql_text("SELECT count(*) > 1 FROM users")).scalar_one())
+
+
+def matrix_keys(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Any column of the in-memory copy (they all have one entry per row)."""
+    return next(iter(columns.values()))

@@ -1,0 +1,140 @@
+"""Message ranking: relevance from both legs and the conversation window, people boosts, floor, dedupe."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.core.clock import DAY_MS
+from app.core.domain import SearchHit
+from app.core.search.context import CandidateContext
+from app.core.search.fusion import LegHit, Window, near_duplicate_key, score_candidates
+from app.core.search.people import Mentions
+
+if TYPE_CHECKING:
+    from app.core.search.messages import SearchConfig
+
+
+_NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# How many of the best candidates are scored again with their conversation window.
+WINDOWED = 40
+# keys -> (their cosines, windows and neighbours; the neighbours' rows), or (None, {}) when
+# the vectors are not held in memory.
+WindowSource = Callable[[Sequence[str]], tuple[CandidateContext | None, Mapping[str, Any]]]
+
+
+def without_names(query: str, mentions: Mentions) -> str:
+    """The query minus the words of the people it names (the query itself if nothing else is left)."""
+    names = {w.lower() for person in mentions.persons for w in _NAME_WORD.findall(person)}
+    if not names:
+        return query
+    words = [w for w in query.split() if w.lower().strip(".,;:!?\"'()").removesuffix("'s") not in names]
+    return " ".join(words) if any(c.isalnum() for c in "".join(words)) else query
+
+
+def _boosted(value: float, row: Any, mentions: Mentions, config: SearchConfig) -> float:
+    """A person the query names: their messages and conversations are likelier answers."""
+    if row is None:
+        return value
+    if (row.platform, row.channel) in mentions.channels:
+        value += config.mentioned_channel_bonus
+    if row.person in mentions.persons:
+        value += config.mentioned_person_bonus
+    return min(1.0, value)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMessages:
+    hits: list[SearchHit]
+    hidden: int  # candidates below the relevance floor (shown by a loose search)
+
+
+def message_text(row: Any) -> str:
+    """What the lexical evidence reads: the text and who wrote it (as the keyword index does)."""
+    return f"{row.content or ''} {row.person or ''}"
+
+
+def rank_messages(
+    *,
+    query_text: str,
+    vector: Sequence[LegHit],
+    keyword: Sequence[LegHit],
+    rows: Mapping[str, Any],
+    cosines: Mapping[str, float] | None,
+    windows_for: WindowSource | None,
+    passes: Callable[[Any], bool],
+    mentions: Mentions,
+    now_ms: int,
+    config: SearchConfig,
+    limit: int,
+    loose: bool,
+    to_hit: Callable[[Any, float, float], SearchHit],
+) -> RankedMessages:
+    """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
+    conversation window (reading every candidate's neighbours cost a third of the query at 100k
+    messages, for 0.002 R@10 on LoCoMo)."""
+    texts = {key: message_text(row) for key, row in rows.items()}
+    fusion = config.fusion.config
+    relevance = score_candidates(
+        vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines
+    )
+    windows: dict[str, Window] = {}
+    all_cosines = dict(cosines or {})
+    if windows_for is not None:
+        best = sorted(relevance, key=lambda k: -_boosted(relevance[k], rows.get(k), mentions, config))
+        context, neighbours = windows_for(best[:WINDOWED])
+        if context is not None:
+            # Neighbours lend their words to a window (candidates among them are in `rows`).
+            nearby = {**{key: message_text(row) for key, row in neighbours.items()}, **texts}
+            for key, around in context.neighbours.items():
+                words = tuple(nearby[n] for n in around if n in nearby)
+                windows[key] = Window(context.window_cosines.get(key), words)
+            all_cosines |= context.cosines
+            relevance |= score_candidates(
+                vector,
+                keyword,
+                query=query_text,
+                texts=texts,
+                config=fusion,
+                cosines=all_cosines,
+                windows=windows,
+                only=set(windows),
+            )
+    # A name the query uses to say *whose* messages (people understanding) is not evidence that a
+    # message of theirs is about the rest of the query: the floor (and the reported relevance)
+    # judge the query without it, while the order keeps the name's evidence and the boost.
+    evidence = relevance
+    unnamed = without_names(query_text, mentions)
+    if unnamed != query_text:
+        evidence = score_candidates(
+            vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
+        )
+    scored: list[tuple[float, float, Any]] = []
+    hidden = 0
+    for key, full in relevance.items():
+        row = rows.get(key)
+        if row is None or not passes(row):
+            continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
+        value = evidence.get(key, full)
+        if value < fusion.floor and not loose:
+            hidden += 1
+            continue
+        age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)
+        recency = config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
+        score = _boosted(full, row, mentions, config) + recency
+        scored.append((score, value, row))
+    scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
+    hits: list[SearchHit] = []
+    seen: set[str] = set()
+    for score, value, row in scored:
+        dup = near_duplicate_key(row.content or "")
+        if dup in seen:
+            continue
+        seen.add(dup)
+        hits.append(to_hit(row, score, value))
+        if len(hits) >= limit:
+            break
+    return RankedMessages(hits, hidden)

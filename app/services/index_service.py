@@ -1,0 +1,82 @@
+"""The corpus as one whole: verify and repair every kind (messages, summaries, insights, chunks)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from app.core.index import maintenance
+from app.core.index.corpus import Corpus
+from app.core.index.lease import WriterLeases
+from app.core.index.maintenance import IndexSource, KindReport, Progress
+from app.core.storage.db import Database
+
+log = logging.getLogger(__name__)
+
+REPAIR_JOB_ID = "index-repair"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedKind:
+    """One kind of the corpus; `repair` overrides the generic repair when the kind keeps more
+    than rows and vectors (documents also keep their original files)."""
+
+    name: str  # plural, as doctor prints it
+    corpus: Corpus
+    source: IndexSource
+    repair: Callable[[bool, Progress | None], KindReport] | None = None
+
+
+class IndexService:
+    def __init__(self, db: Database, leases: WriterLeases, kinds: list[IndexedKind]) -> None:
+        self.db = db
+        self.leases = leases
+        self.kinds = kinds
+        self._job: Any = None
+
+    def verify(self, *, full: bool = False) -> list[KindReport]:
+        """Each kind's drift between SQLite and its indexes; changes nothing."""
+        return [maintenance.verify(self.db, k.corpus, k.source, full=full) for k in self.kinds]
+
+    def repair(
+        self, *, full: bool = False, progress: Callable[[str, int, int | None], None] | None = None
+    ) -> list[KindReport]:
+        """Rebuild every kind's drift from SQLite; a kind another process is writing is deferred."""
+        reports: list[KindReport] = []
+        for k in self.kinds:
+            step: Progress | None = None
+            if progress is not None:
+                step = lambda done, total, name=k.name: progress(name, done, total)  # noqa: E731
+            if k.repair is not None:
+                reports.append(k.repair(full, step))
+            else:
+                reports.append(maintenance.repair(self.db, k.corpus, k.source, full=full, progress=step))
+        self.leases.clear_expired()
+        return reports
+
+    # -- background ---------------------------------------------------------------------------
+    def run_repair_job(self) -> None:
+        """The scheduler's repair: off every request path, logged, never raising into the scheduler."""
+        try:
+            for report in self.repair():
+                if report.reembedded or report.orphans_removed or report.keywords_rebuilt:
+                    log.warning("index repaired: %s", report.to_dict())
+        except Exception:
+            log.exception("index repair failed; the next run retries")
+
+    def schedule(self, scheduler: Any, *, minutes: int = 30) -> None:
+        """Repair once right after start-up (in the background), then every `minutes`."""
+        self._job = scheduler.add_job(
+            self.run_repair_job,
+            "interval",
+            minutes=minutes,
+            id=REPAIR_JOB_ID,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            # A few seconds after start-up, so opening the app never waits for it.
+            next_run_time=datetime.now(UTC) + timedelta(seconds=5),
+        )
