@@ -243,7 +243,6 @@ def build_services(
         # agent-facing output; the stored messages stay verbatim.
         mask=lambda text: privacy.mask(text) or "",
         events=events,
-        rrf_k=settings.search.rrf_k,
     )
     memory.extra_sources[FILES_SOURCE] = files.hits  # unified search: include=["files"]
     services = Services(

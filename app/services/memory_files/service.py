@@ -21,6 +21,7 @@ from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, con
 from app.core.memory_files.search import FileHit, FileIndex
 from app.core.memory_files.store import MemoryFile, MemoryFileStore
 from app.core.search.messages import MessageQuery
+from app.core.search.relevance import content_stems
 from app.core.settings import MemoryFilesSettings
 from app.core.storage.db import Database
 from app.services.memory_files import snapshot
@@ -41,6 +42,7 @@ from app.services.memory_files.sources import ItemLoader, ItemScope
 log = logging.getLogger(__name__)
 FILES_SOURCE = "files"  # MemoryService.search(include=["files"])
 JOB_ID = "memory-files-refresh"
+PAGE_SCORE_FACTOR = 0.9
 GONE = "_Nothing left here: the messages behind this page were deleted._"
 
 
@@ -73,7 +75,7 @@ class MemoryFilesService:
         self, db: Database, store: MemoryFileStore, clock: Clock, *, user_id: str,
         settings: MemoryFilesSettings, me: Callable[[], Sequence[str]] = tuple, tz: tzinfo | None = None,
         contacts: Callable[[], Sequence[ContactInfo]] = tuple, items: ItemLoader = lambda scope: [],
-        mask: Mask | None = None, events: EventBus | None = None, rrf_k: int = 10,
+        mask: Mask | None = None, events: EventBus | None = None,
     ) -> None:  # fmt: skip
         self.db = db
         self.store = store.ensure()
@@ -86,7 +88,6 @@ class MemoryFilesService:
         self.contacts = contacts
         self.items = items
         self.events = events
-        self.rrf_k = rrf_k
         self._refresh_lock = threading.Lock()
         self._directory_cache: tuple[tuple[int, int], snapshot.Directory] | None = None
         self._job: Any = None
@@ -323,23 +324,31 @@ class MemoryFilesService:
         if not query.text.strip():
             return []
         found = self.index.search(query.text, limit=max(1, min(query.limit, 50)))
-        # One ranked list (full text only), scored as reciprocal-rank fusion scores a single leg,
-        # so a page sits beside messages found by one leg and below those both legs agree on.
-        return [
-            SearchHit(
-                id=f"file:{h.path}",
-                kind="memory_file",
-                content=h.title + "\n" + "\n".join(t for _, t in h.snippets),
-                score=1.0 / (self.rrf_k + rank),
-                platform=None,
-                channel=h.path,
-                person=None,
-                timestamp=h.modified_ns // 1_000_000,
-                tier=None,
-                extra={"path": h.path, "title": h.title},
+        wanted = set(content_stems(query.text))
+        texts = {p: text.casefold() for p, _, text, _ in self.index.documents()} if found else {}
+        hits: list[SearchHit] = []
+        for h in found:
+            text = texts.get(h.path, "")
+            # Relevance on the unified 0–1 scale: the share of the query's content words the page
+            # holds. Its score is a little lower, so a message that matches as well ranks first:
+            # the page quotes messages, the message is the record.
+            relevance = sum(1 for w in wanted if w in text) / len(wanted) if wanted else 0.0
+            hits.append(
+                SearchHit(
+                    id=f"file:{h.path}",
+                    kind="memory_file",
+                    content=h.title + "\n" + "\n".join(t for _, t in h.snippets),
+                    score=PAGE_SCORE_FACTOR * relevance,
+                    platform=None,
+                    channel=h.path,
+                    person=None,
+                    timestamp=h.modified_ns // 1_000_000,
+                    tier=None,
+                    extra={"path": h.path, "title": h.title},
+                    relevance=relevance,
+                )
             )
-            for rank, h in enumerate(found, start=1)
-        ]
+        return hits
 
     # -- deletion ------------------------------------------------------------------------------
     def on_messages_deleted(self, user_id: str, erased: Sequence[Any]) -> dict[str, int]:
