@@ -27,6 +27,7 @@ from app.core.search.messages import MessageSearcher, SearchConfig
 from app.core.search.relevance import relevance_model_for
 from app.core.secrets import open_secret_store
 from app.core.settings import EmbeddingSettings, Settings, load_settings
+from app.core.storage import faults
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.migrate import migrate
@@ -106,7 +107,12 @@ def build_services(
     host's background job run it; `repair=True` runs it here, for tests and tools.
     """
     settings = settings or load_settings(data_dir)
-    layout = settings.layout.ensure()
+    try:
+        layout = settings.layout.ensure()
+    except OSError as exc:
+        raise faults.from_os_error(exc, settings.layout.root) or faults.unusable(
+            exc, settings.layout.root
+        ) from exc
     clock = clock or SystemClock()
     events = EventBus()
     db = Database(layout.database)
@@ -277,7 +283,7 @@ def build_services(
     # Last, so pages are rewritten after the insights and summaries that quoted the messages are gone.
     memory.deletion.hooks.append(files.on_messages_deleted)
     services.brief = build_brief_service(services)
-    if repair:
+    if repair and not db.read_only:  # on a full disk there is no room to repair; reads still work
         index.run_repair_job()
     return services
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -21,6 +20,7 @@ from app.core.errors import (
 )
 from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
 from connectors.ids import slack_message_id
+from connectors.slack_markup import render_markup
 
 PLATFORM = "slack"
 BATCH_SIZE = 200
@@ -39,8 +39,6 @@ SKIPPED_SUBTYPES = {
     "channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name",
     "channel_archive", "channel_unarchive", "group_join", "group_leave", "bot_add", "bot_remove",
 }  # fmt: skip
-MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
-CHANNEL_LINK = re.compile(r"<#[A-Z0-9]+\|([^>]*)>")
 
 
 def map_slack_error(exc: Exception, what: str) -> ConnectorError:
@@ -259,9 +257,8 @@ class SlackConnector:
         )
 
     def _text(self, text: str) -> str:
-        text = MENTION.sub(lambda m: "@" + self._person(m.group(1)), text)
-        text = CHANNEL_LINK.sub(lambda m: "#" + m.group(1), text)
-        return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        # The export importer renders with the same function: sync and import store equal text.
+        return render_markup(text, self._person)
 
     def _convert(self, cid: str, channel: str, raw: dict[str, Any]) -> RawMessage | None:
         files = tuple(

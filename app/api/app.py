@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Security
+from fastapi import Depends, FastAPI, Security
 
 from app import __version__
-from app.api.deps import bearer_scheme
+from app.api.deps import bearer_scheme, reject_unknown_query
 from app.api.errors import install_error_handlers
 from app.api.routes import (
     backup,
@@ -102,7 +102,10 @@ def create_app(
     app.include_router(health.router, prefix=API_PREFIX)
     for router in ROUTERS:
         app.include_router(
-            router, prefix=API_PREFIX, dependencies=[Security(bearer_scheme)], responses=ERROR_RESPONSES
+            router,
+            prefix=API_PREFIX,
+            dependencies=[Security(bearer_scheme), Depends(reject_unknown_query)],
+            responses=ERROR_RESPONSES,
         )
     # The MCP app's single route (/mcp) joins our router directly, so `/mcp` needs no redirect.
     app.router.routes.extend(mcp_app.routes)

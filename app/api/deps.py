@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPBearer
 
 from app.bootstrap import Services
@@ -10,6 +13,29 @@ from app.bootstrap import Services
 # Declares the bearer scheme in the OpenAPI schema (Swagger's "Authorize" button, schemathesis).
 # The check itself is done by app.api.security.LocalGuard, which also covers /mcp.
 bearer_scheme = HTTPBearer(auto_error=False, description="the token printed by `strata token`")
+
+
+def reject_unknown_query(request: Request) -> None:
+    """A query parameter the route does not declare is a mistake (`?limt=5`, `?dry_run=1`) that
+    would otherwise be ignored silently: answer 422 naming it."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    unknown = sorted(set(request.query_params) - _query_names(dependant))
+    if unknown:
+        raise RequestValidationError(
+            [
+                {"loc": ("query", n), "msg": "unknown query parameter", "type": "extra_forbidden"}
+                for n in unknown
+            ]
+        )
+
+
+def _query_names(dependant: Any) -> set[str]:
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
 
 
 def get_services(request: Request) -> Services:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
 
 from app.core.clock import iso
 from app.core.domain import MessageRecord
 
 MAX_BATCH = 10_000
 MAX_ID = 2**62  # SQLite integers are signed 64-bit; larger ids cannot exist
+
+
+def _integral(value: Any) -> Any:
+    # JSON Schema counts 42.0 as an integer; a strict model would refuse it.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# In a strict request model: JSON integers (and integral floats) are ints, never "5" or true.
+# Bounds go before it (`Annotated[int, Field(ge=1), INTEGRAL]`) so the schema shows them.
+INTEGRAL = BeforeValidator(_integral)
+JsonInt = Annotated[int, INTEGRAL]
 
 
 class ErrorOut(BaseModel):
@@ -29,9 +40,27 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "foreign Origin"),
         (404, "no such record"),
         (413, "request body too large"),
+        (409, "conflict: duplicate, lock held, or a setting that must be filled in first"),
+        (415, "unsupported file type or export format"),
         (421, "foreign Host header"),
         (422, "request does not match the schema"),
+        (429, "rate limited by a connected platform"),
+        (502, "an optional LLM endpoint or a connected platform failed"),
+        (503, "storage unavailable (disk full, database locked or damaged) or model missing"),
     )
+}
+
+# A point in time as the search filters take it: an ISO-8601 date or date-time, or Unix ms.
+# Declared so generated clients (and schema fuzzers) send what the parser reads.
+TIME_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "format": "date-time"},
+        {"type": "string", "format": "date"},
+        {"type": "string", "pattern": "^-?[0-9]{1,18}$"},
+        {"type": "string", "maxLength": 0},  # empty: no bound, as when the parameter is left out
+        {"type": "integer", "minimum": 1 - 10**18, "maximum": 10**18 - 1},
+        {"type": "null"},
+    ]
 }
 
 
@@ -71,14 +100,20 @@ class IngestOut(BaseModel):
 
 
 class SearchIn(BaseModel):
+    # Strict: JSON types are taken as declared (`true` is not 1, "5" is not 5).
+    model_config = ConfigDict(strict=True)
     query: str = Field(..., min_length=1, max_length=4000)
-    limit: int = Field(10, ge=1, le=200)
+    limit: Annotated[int, Field(ge=1, le=200), INTEGRAL] = 10
     platform: list[str] | str | None = None
     channel: list[str] | str | None = None
     person: list[str] | str | None = None
-    since: str | int | None = Field(None, description="ISO date/time or Unix ms")
-    until: str | int | None = Field(
-        None, description="ISO date/time or Unix ms; a bare date means end of day"
+    since: StrictStr | JsonInt | None = Field(
+        None, description="ISO date/time or Unix ms", json_schema_extra=TIME_SCHEMA
+    )
+    until: StrictStr | JsonInt | None = Field(
+        None,
+        description="ISO date/time or Unix ms; a bare date means end of day",
+        json_schema_extra=TIME_SCHEMA,
     )
     loose: bool = Field(False, description="show the nearest hits even when none is a close match")
     documents: bool = Field(False, description="also search knowledge-base documents (one ranking)")
@@ -168,7 +203,8 @@ class MessageOut(BaseModel):
 
 
 class PinIn(BaseModel):
-    pinned: bool = True
+    # Strict: `{"pinned": 0}` is a mistake to report (422), not a quiet unpin.
+    pinned: StrictBool = True
 
 
 class DeletedOut(BaseModel):
@@ -184,8 +220,12 @@ class MessageSelectorIn(BaseModel):
     platform: str | None = Field(None, max_length=64)
     channel: str | None = Field(None, max_length=512)
     person: str | None = Field(None, max_length=512)
-    since: str | None = Field(None, description="ISO-8601 date/time or Unix ms, inclusive")
-    before: str | None = Field(None, description="ISO-8601 date/time or Unix ms, exclusive")
+    since: str | None = Field(
+        None, description="ISO-8601 date/time or Unix ms, inclusive", json_schema_extra=TIME_SCHEMA
+    )
+    before: str | None = Field(
+        None, description="ISO-8601 date/time or Unix ms, exclusive", json_schema_extra=TIME_SCHEMA
+    )
 
 
 class DeletionPlanOut(BaseModel):

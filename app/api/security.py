@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.errors import ConfigError
+from app.core.storage import faults
 
 TOKEN_BYTES = 32
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -43,15 +44,21 @@ def load_or_create_token(path: Path) -> str:
             )
         _tighten(path)
         return token
-    path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     # O_EXCL: when two processes start at once, exactly one writes; the other reads its token.
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return load_or_create_token(path)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
+    except OSError as exc:  # a full disk or read-only data dir: say so instead of a traceback
+        raise faults.from_os_error(exc, path) or faults.unusable(exc, path) from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+    except OSError as exc:
+        path.unlink(missing_ok=True)  # never leave a half-written token behind
+        raise faults.from_os_error(exc, path) or faults.unusable(exc, path) from exc
     return token
 
 

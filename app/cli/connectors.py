@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 
 from app.cli.context import console, guarded, print_json, services
 from app.core.errors import InvalidInput
@@ -68,7 +69,7 @@ def list_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json
         data = s.to_dict()
         error = f"  [red]{data['last_error_code']}[/red]" if s.status == "error" else ""
         console.print(
-            f"[bold]{s.id}[/bold] ({s.kind}) {s.status}, every {s.interval_minutes} min, "
+            f"[bold]{escape(s.id)}[/bold] ({s.kind}) {s.status}, every {s.interval_minutes} min, "
             f"last sync {data['last_sync_at'] or 'never'}, {s.messages_total} messages{error}"
         )
 
@@ -166,9 +167,11 @@ def sync_command(
         for r in reports:
             line = f"{r.connector_id}: imported {r.imported}, updated {r.updated}, duplicates {r.duplicates}"
             line += f", deleted {r.deleted}"
-            console.print(line + (f"  [red]{r.error_code}: {r.error}[/red]" if r.error else ""))
+            # Platform errors and warnings quote channel names and server text: printed as written.
+            error = f"  [red]{r.error_code}: {escape(r.error)}[/red]" if r.error else ""
+            console.print(escape(line) + error)
             for warning in r.warnings:
-                console.print(f"  [yellow]warning[/yellow]: {warning}")
+                console.print(f"  [yellow]warning[/yellow]: {escape(warning)}")
     if any(not r.ok for r in reports):
         raise typer.Exit(1)
 
@@ -182,7 +185,7 @@ def contacts_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--
         return
     for c in contacts:
         names = ", ".join(f"{i.platform}:{i.person}" for i in c.identities)
-        console.print(f"[bold]{c.id}[/bold] {c.display_name}: {names}")
+        console.print(f"[bold]{c.id}[/bold] {escape(c.display_name)}: {escape(names)}")
 
 
 @connectors_app.command("suggest")
@@ -194,7 +197,7 @@ def suggest_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--j
         return
     for s in suggestions:
         args = " ".join(f"'{i.platform}:{i.person}'" for i in s.identities)
-        console.print(f"{s.display_name} ({s.reason}): strata connectors merge {args}")
+        console.print(escape(f"{s.display_name} ({s.reason}): strata connectors merge {args}"))
 
 
 @connectors_app.command("merge")
@@ -210,7 +213,8 @@ def merge_command(
     if as_json:
         print_json({"contact": contact.to_dict()})
     else:
-        console.print(f"contact {contact.id}: {contact.display_name} ({len(contact.identities)} names)")
+        shown = f"contact {contact.id}: {contact.display_name} ({len(contact.identities)} names)"
+        console.print(escape(shown))
 
 
 @connectors_app.command("unmerge")

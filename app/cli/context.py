@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from app.core.errors import StrataError
@@ -66,10 +67,16 @@ def guarded(work: Callable[[], T]) -> T:
     try:
         return work()
     except StrataError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        if exc.hint:
-            console.print(f"[dim]hint: {exc.hint}[/dim]")
+        show_error(exc)
         raise typer.Exit(1) from exc
+
+
+def show_error(exc: StrataError) -> None:
+    """One sentence and a hint on stderr."""
+    # Messages quote file names and user text: escaped so Rich prints them as written.
+    console.print(f"[red]error:[/red] {escape(exc.message)}")
+    if exc.hint:
+        console.print(f"[dim]hint: {escape(exc.hint)}[/dim]")
 
 
 def print_json(data: Any) -> None:

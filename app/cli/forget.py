@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, services
@@ -33,16 +34,20 @@ def _counts_table(report: dict[str, Any]) -> Table:
 def _print_report(report: dict[str, Any]) -> None:
     console.print(_counts_table(report))
     for group in report.get("groups", []):
+        # Channel names come from the user's data: escaped so Rich prints them as written.
         console.print(
-            f"  {group['summaryId']}  {group['sourceTier']}→{group['targetTier']}  "
-            f"{(group['start'] or '')[:10]}  {group['dimensions'].get('platform')}/"
-            f"{group['dimensions'].get('channel')}  {group['messageCount']} msgs: "
-            f"{group['promoted']} promoted, {group['archived']} archived"
+            escape(
+                f"  {group['summaryId']}  {group['sourceTier']}→{group['targetTier']}  "
+                f"{(group['start'] or '')[:10]}  {group['dimensions'].get('platform')}/"
+                f"{group['dimensions'].get('channel')}  {group['messageCount']} msgs: "
+                f"{group['promoted']} promoted, {group['archived']} archived"
+            )
         )
     for error in report["errors"]:
-        console.print(f"[yellow]warning:[/yellow] {error.get('summaryId', '')} {error.get('reason', '')}")
+        reason = f"{error.get('summaryId', '')} {error.get('reason', '')}"
+        console.print(f"[yellow]warning:[/yellow] {escape(reason)}")
     if report["message"]:
-        console.print(report["message"])
+        console.print(escape(report["message"]))
     typer.echo(f"status: {report['status']}")
 
 

@@ -28,16 +28,25 @@ def _count_lines(path: Path) -> int:
 def report(result: IngestResult, as_json: bool) -> None:
     if as_json:
         print_json(result.to_dict())
-        return
-    console.print(
-        f"imported [bold]{result.imported}[/bold], duplicates {result.duplicates}, "
-        f"updated {result.updated}, errors {len(result.errors)}"
-    )
-    for error in result.errors[:20]:
-        where = f"line {error.line}" if error.line else (error.message_id or "?")
-        console.print(f"  [yellow]{where}[/yellow]: {error.reason}")
-    if len(result.errors) > 20:
-        console.print(f"  … and {len(result.errors) - 20} more (use --json for all)")
+    else:
+        console.print(
+            f"imported [bold]{result.imported}[/bold], duplicates {result.duplicates}, "
+            f"updated {result.updated}, errors {len(result.errors)}"
+        )
+        for error in result.errors[:20]:
+            where = f"line {error.line}" if error.line else (error.message_id or "?")
+            # Reasons and ids quote the user's data: printed as text, never as Rich markup.
+            console.print(f"  [yellow]{escape(where)}[/yellow]: {escape(error.reason)}")
+        if len(result.errors) > 20:
+            console.print(f"  … and {len(result.errors) - 20} more (use --json for all)")
+    exit_if_all_failed(result)
+
+
+def exit_if_all_failed(result: IngestResult) -> None:
+    """A run that stored nothing because every item was bad is a failure (exit 1), not a success."""
+    if result.errors and not (result.imported or result.duplicates or result.updated):
+        console.print(f"[red]error:[/red] none of the {len(result.errors)} items could be imported")
+        raise typer.Exit(1)
 
 
 @import_app.command("jsonl")
@@ -74,25 +83,29 @@ TzOption = typer.Option(
 
 def _show_preview(preview: ImportPreview) -> None:
     span = f"{(iso(preview.first_timestamp) or '?')[:16]} → {(iso(preview.last_timestamp) or '?')[:16]}"
-    console.print(f"[bold]{preview.source}[/bold] ({preview.format}): {preview.messages} messages, {span}")
+    # Everything from the file is data, escaped so Rich never reads it as markup.
+    console.print(
+        f"[bold]{escape(preview.source)}[/bold] ({preview.format}): {preview.messages} messages, {span}"
+    )
     for label, pairs in (("channels", preview.channels), ("people", preview.persons)):
         shown = ", ".join(f"{name} {count}" for name, count in pairs[:8])
         more = f" … +{len(pairs) - 8} more" if len(pairs) > 8 else ""
-        console.print(f"  {label} ({len(pairs)}): {shown}{more}")
+        console.print(f"  {label} ({len(pairs)}): {escape(shown)}{more}")
     if preview.skipped:
-        console.print("  skipped: " + ", ".join(f"{reason} {n}" for reason, n in preview.skipped))
+        console.print("  skipped: " + escape(", ".join(f"{reason} {n}" for reason, n in preview.skipped)))
     # Lines of a recognized file that could not be read: shown so the user can fix or accept them.
     for error in preview.rejected[:SHOWN_SKIPPED]:
         console.print(f"  [yellow]skipped[/yellow] {escape(error.reason)}")
     if len(preview.rejected) > SHOWN_SKIPPED:
         console.print(f"  … and {len(preview.rejected) - SHOWN_SKIPPED} more skipped (use --json for all)")
     for key, value in preview.details:
-        console.print(f"  {key}: {value}")
+        console.print(f"  {escape(key)}: {escape(str(value))}")
     for warning in preview.warnings:
-        console.print(f"  [yellow]warning:[/yellow] {warning}")
+        console.print(f"  [yellow]warning:[/yellow] {escape(warning)}")
     for m in preview.sample:
         console.print(
-            f"  [dim]{(iso(m.timestamp) or '')[:16]} {m.channel} · {m.person}:[/dim] {m.content[:80]!r}"
+            f"  [dim]{(iso(m.timestamp) or '')[:16]} {escape(m.channel)} · {escape(m.person)}:[/dim] "
+            + escape(repr(m.content[:80]))
         )
 
 
@@ -133,6 +146,8 @@ def run_export_import(
     outcome = ImportReport(fmt, dry_run, preview, result, parsed - started, time.perf_counter() - parsed)
     if as_json:
         print_json(outcome.to_dict())
+        if result is not None:
+            exit_if_all_failed(result)
     elif result is not None:
         report(result, as_json=False)
     else:

@@ -4,6 +4,7 @@ lifecycle commands done / dismiss / snooze / reopen / me are in insights_lifecyc
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
@@ -87,7 +88,7 @@ def list_insights(
             rank,
             r.id[:8],
             d.kind.value,
-            d.title,
+            escape(d.title),
             d.importance.value,
             due,
             r.insight.lifecycle,
@@ -110,18 +111,23 @@ def show(
         return
     d = r.insight.draft
     console.print(
-        f"[bold]{d.title}[/bold]  ({d.kind.value}, {d.importance.value}/{d.urgency.value}, {d.task_label})"
+        f"[bold]{escape(d.title)}[/bold]  "
+        f"({d.kind.value}, {d.importance.value}/{d.urgency.value}, {escape(d.task_label)})"
     )
+    # Titles, descriptions and details quote messages: escaped, never read as Rich markup.
     owner = f"owner {d.owner} · " if d.owner else ""
-    console.print(f"{owner}{r.insight.lifecycle} · {d.platform}/{d.channel}")
-    console.print(d.description)
+    console.print(escape(f"{owner}{r.insight.lifecycle} · {d.platform}/{d.channel}"))
+    console.print(escape(d.description))
     for line in d.details:
-        console.print(f"  • {line}")
+        console.print(f"  • {escape(line)}")
     for event in d.timeline:
-        console.print(f"  {(iso(event.at) or '')[:16]}  {event.event}  [dim]{event.message_id or ''}[/dim]")
+        console.print(
+            f"  {(iso(event.at) or '')[:16]}  {escape(event.event)}  "
+            f"[dim]{escape(event.message_id or '')}[/dim]"
+        )
     if r.insight.lifecycle_set_at is not None:
         console.print(f"  {(iso(r.insight.lifecycle_set_at) or '')[:16]}  you set it {r.insight.lifecycle}")
-    console.print(f"evidence: {', '.join(d.evidence)}")
+    console.print(f"evidence: {escape(', '.join(d.evidence))}")
     console.print(
         f"score {r.score:.3f} = value {r.value.total:.3f} × weight {r.multiplier:.2f}; {r.state}, {r.trend}"
     )
@@ -141,7 +147,7 @@ def favorite(
         print_json(r.to_dict(full=False))
         return
     console.print(
-        f"{'unfavorited' if remove else 'favorited'}: {r.insight.draft.title} (score {r.score:.3f})"
+        f"{'unfavorited' if remove else 'favorited'}: {escape(r.insight.draft.title)} (score {r.score:.3f})"
     )
 
 
@@ -170,9 +176,11 @@ def brief(
         for r in items:
             d = r.insight.draft
             due = f" — due {(iso(d.due_at) or '')[:10]}" if d.due_at else ""
-            console.print(f"  {r.id[:8]}  {d.title}{due}  [dim]{d.platform}/{d.channel}[/dim]")
+            console.print(
+                f"  {r.id[:8]}  {escape(d.title)}{due}  [dim]{escape(f'{d.platform}/{d.channel}')}[/dim]"
+            )
     if loops.empty:
-        console.print("nothing open: no loops found for " + ", ".join(loops.identities))
+        console.print("nothing open: no loops found for " + escape(", ".join(loops.identities)))
 
 
 add_lifecycle_commands(insights_app)

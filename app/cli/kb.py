@@ -103,7 +103,7 @@ def list_command(
     for d in documents:
         table.add_row(
             d.id,
-            d.file_name,
+            escape(d.file_name),
             d.format,
             _size(d.size_bytes),
             str(d.total_chunks),
@@ -137,8 +137,8 @@ def search_command(
         where = ", ".join(f"{k} {v}" for k, v in hit.location.items() if k != "chars")
         table.add_row(
             str(i),
-            f"{hit.file_name}\n[dim]{hit.document_id}[/dim]",
-            where,
+            f"{escape(hit.file_name)}\n[dim]{hit.document_id}[/dim]",
+            escape(where),
             f"{hit.score:.4f}",
             escape(hit.content[:400]),
         )

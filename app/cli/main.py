@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -10,7 +11,7 @@ from app import __version__
 from app.cli.backup import backup_command, export_command, restore_command
 from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
-from app.cli.context import state
+from app.cli.context import show_error, state
 from app.cli.files import files_app
 from app.cli.forget import forget_app
 from app.cli.importing import import_app
@@ -25,6 +26,7 @@ from app.cli.reembed import reembed_command
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, ui_command, wants_window
+from app.core.errors import StrataError
 
 cli = typer.Typer(
     name="strata",
@@ -84,7 +86,12 @@ cli.add_typer(privacy_app, name="privacy")
 
 
 def run() -> None:
-    cli()
+    try:
+        cli()
+    except StrataError as exc:
+        # A failure outside a guarded call (e.g. while a command shuts down): still no traceback.
+        show_error(exc)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

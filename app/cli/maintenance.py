@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
@@ -21,7 +22,7 @@ def stats_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--jso
         return
     table = Table(show_header=False)
     for key, value in data.items():
-        table.add_row(key, str(value))
+        table.add_row(key, escape(str(value)))  # per-platform counts name user data
     console.print(table)
 
 
@@ -47,7 +48,9 @@ def doctor_command(
         ok &= passed
         checks.append({"name": name, "ok": passed, "detail": detail})
         if not as_json:
-            console.print(f"{'[green]ok[/green]  ' if passed else '[red]FAIL[/red]'} {name}: {detail}")
+            console.print(
+                f"{'[green]ok[/green]  ' if passed else '[red]FAIL[/red]'} {name}: {escape(detail)}"
+            )
 
     check("data dir", svc.layout.root.is_dir(), str(svc.layout.root))
     current = current_revisions(svc.db)

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, services
@@ -25,13 +26,14 @@ def render(hits: list[SearchHit], empty: str = "[dim]no results[/dim]") -> None:
         table.add_column(column, overflow="fold")
     for i, hit in enumerate(hits, 1):
         where = f"{hit.platform or ''}/{hit.channel or ''}" if hit.kind == "message" else hit.kind
+        # Message text is data: `[bold]` or `[media omitted]` in a message must print as written.
         table.add_row(
             str(i),
             (iso(hit.timestamp) or "")[:16],
-            where,
-            hit.person or "",
+            escape(where),
+            escape(hit.person or ""),
             hit.tier or "",
-            hit.content[:300],
+            escape(hit.content[:300]),
         )
     console.print(table if hits else empty)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
 from app.cli.context import console, guarded, services, state
 
@@ -28,7 +29,7 @@ def serve_command(
     bind_port = port or settings.api.port
     warning = guarded(lambda: check_bind_host(bind_host, allow_remote=allow_remote))
     if warning:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     svc = services(ctx)
     app = guarded(lambda: create_app(svc, policy=HostPolicy.for_bind(bind_host)))
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host

@@ -50,8 +50,8 @@ class AccessTracker:
         """Write what is pending now; returns how many records were touched."""
         with self._lock:
             pending, self._pending = self._pending, Counter()
-        if not pending:
-            return 0
+        if not pending or self._db.read_only:
+            return 0  # read-only (full disk): nowhere to keep the counts; they are a signal, not data
         now = self._clock.now_ms()
         try:
             with self._db.write() as session:

@@ -64,6 +64,9 @@ class RawMessage:
     attachments: tuple[Attachment, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     importance_score: float | None = None
+    # Where the item sat in its input (file line or batch position), so an item refused at
+    # storage time is reported where the user can find it. Not part of the message's identity.
+    line: int | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,11 @@
     ├── ConfigError                  settings or environment unusable
     ├── ModelError                   embedding model files missing, corrupt or unloadable
     ├── StorageError                 database or vector index failure
-    │   └── MigrationError           schema could not be brought up to date
+    │   ├── MigrationError           schema could not be brought up to date
+    │   ├── DiskFull                 no space left (SQLite FULL, ENOSPC); reads keep working
+    │   ├── StorageLocked            another process held the write lock past the busy timeout
+    │   ├── StorageCorrupt           the database file is damaged or not a database
+    │   └── DataDirUnusable          the data dir cannot be created, read or written
     ├── InvalidInput                 caller sent something we cannot accept
     │   ├── PayloadTooLarge          over a configured size limit
     │   ├── UnsupportedFormat        a file type we cannot read
@@ -57,6 +61,24 @@ class StorageError(StrataError):
 
 class MigrationError(StorageError):
     code = "migration_error"
+
+
+# The storage faults keep the `storage_error` code (a documented REST contract: 503 storage_error);
+# their types let each shell phrase the advice.
+class DiskFull(StorageError):
+    pass
+
+
+class StorageLocked(StorageError):
+    pass
+
+
+class StorageCorrupt(StorageError):
+    pass
+
+
+class DataDirUnusable(StorageError):
+    pass
 
 
 class InvalidInput(StrataError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
@@ -10,6 +11,7 @@ from typing import Any
 from app.core.clock import datetime_to_ms
 from app.core.domain import DEFAULT_USER_ID, Attachment, IngestError, RawMessage
 from app.core.errors import InvalidInput
+from app.core.sanitize import repair_text
 
 REQUIRED_FIELDS = ("platform", "message_id", "timestamp", "content")
 
@@ -26,7 +28,8 @@ def parse_timestamp(value: Any) -> int:
         return int(value)
     if isinstance(value, str):
         text = value.strip()
-        if text.lstrip("-").isdigit():
+        # The length bound keeps int() from refusing (or slowly parsing) thousands of digits.
+        if text.lstrip("-").isdigit() and len(text.lstrip("-")) <= 18:
             return int(text)
         try:
             return datetime_to_ms(datetime.fromisoformat(text.replace("Z", "+00:00")))
@@ -54,22 +57,46 @@ def message_from_mapping(data: Mapping[str, Any], *, default_user: str = DEFAULT
     if not isinstance(metadata, dict):
         raise InvalidInput("'metadata' must be a JSON object")
     importance = data.get("importance_score")
+    if isinstance(importance, bool) or not isinstance(importance, int | float):
+        importance = None
     return RawMessage(
-        platform=str(data["platform"]),
-        message_id=str(data["message_id"]),
-        channel=str(data.get("channel") or ""),
-        person=str(data.get("person") or ""),
-        bot_id=str(data["bot_id"]) if data.get("bot_id") not in (None, "") else None,
+        platform=_scalar(data, "platform"),
+        message_id=_scalar(data, "message_id"),
+        channel=_scalar(data, "channel"),
+        person=_scalar(data, "person"),
+        bot_id=_scalar(data, "bot_id") or None,
         timestamp=parse_timestamp(data["timestamp"]),
         content=content,
-        attachments=tuple(
-            Attachment.from_dict(a) if isinstance(a, dict) else Attachment(name=str(a))
-            for a in attachments_raw
-        ),
+        attachments=tuple(_attachment(a, n) for n, a in enumerate(attachments_raw, start=1)),
         metadata=dict(metadata),
-        user_id=str(data.get("user_id") or default_user),
-        importance_score=float(importance) if isinstance(importance, int | float) else None,
+        user_id=_scalar(data, "user_id") or default_user,
+        # Clamped rather than float()-ed blindly: a 400-digit integer would overflow.
+        importance_score=float(min(max(importance, -1e9), 1e9)) if importance is not None else None,
     )
+
+
+def _scalar(data: Mapping[str, Any], name: str) -> str:
+    """A text field: strings and numbers are accepted as text; objects and lists are refused."""
+    value = data.get(name)
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InvalidInput(f"'{name}' must be text, got {type(value).__name__}")
+    return str(value)
+
+
+def _attachment(value: Any, position: int) -> Attachment:
+    if isinstance(value, str):
+        return Attachment(name=value)
+    if not isinstance(value, dict):
+        raise InvalidInput(f"attachment {position} must be an object {{name, url, contentType, sizeBytes}}")
+    size = value.get("sizeBytes", value.get("size_bytes"))
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+        raise InvalidInput(f"attachment {position}: 'sizeBytes' must be a whole number, got {size!r}")
+    for key in ("name", "url", "contentType", "content_type"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise InvalidInput(f"attachment {position}: '{key}' must be text")
+    return Attachment.from_dict(value)
 
 
 def parse_jsonl(
@@ -91,10 +118,14 @@ def parse_jsonl(
         except json.JSONDecodeError as exc:
             yield IngestError(line=number, reason=f"malformed JSON: {exc.msg} (column {exc.colno})")
             continue
+        except RecursionError:
+            # Python's parser recurses per nesting level; thousands of levels exhaust the stack.
+            yield IngestError(line=number, reason="JSON nested too deeply to read: flatten the object")
+            continue
         try:
-            yield message_from_mapping(data, default_user=default_user)
+            yield dataclasses.replace(message_from_mapping(data, default_user=default_user), line=number)
         except InvalidInput as exc:
             message_id = data.get("message_id") if isinstance(data, dict) else None
             yield IngestError(
-                line=number, reason=str(exc), message_id=str(message_id) if message_id else None
+                line=number, reason=str(exc), message_id=repair_text(str(message_id)) if message_id else None
             )

@@ -8,6 +8,7 @@ between the two leaves rows whose hash is missing or stale, which `repair()` re-
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from app.core.index.maintenance import KindReport
 from app.core.index.message_kind import MESSAGE_SPEC, MessageSource, keyword_body, message_doc
 from app.core.privacy.injection import FLAG as INJECTION_FLAG
 from app.core.privacy.injection import injection_signals
+from app.core.sanitize import repair_text
 from app.core.storage import audit
 from app.core.storage.db import Database, chunked
 from app.core.storage.keyword import KeywordIndex
@@ -88,10 +90,16 @@ class Processor:
         progress: Progress | None = None,
         total: int | None = None,
         actor: str = "ingest",
+        atomic: bool = False,
     ) -> IngestResult:
-        """Store messages in batches; IngestError items (from a parser) pass through as errors."""
+        """Store messages in batches; IngestError items (from a parser) pass through as errors.
+
+        Every item is validated before its batch is written, so a bad item is reported and the
+        rest stored. `atomic` makes the whole input one batch (one transaction): a REST or MCP
+        request is stored entirely or not at all, even when the disk fills up midway.
+        """
         with self.corpus.writing():  # rows briefly without vectors are ours, not a crash's
-            return self._ingest(messages, progress, total, actor)
+            return self._ingest(messages, progress, total, actor, atomic)
 
     def _ingest(
         self,
@@ -99,17 +107,19 @@ class Processor:
         progress: Progress | None,
         total: int | None,
         actor: str,
+        atomic: bool,
     ) -> IngestResult:
         result = IngestResult()
         batch: list[RawMessage] = []
         errors: list[IngestError] = []
         done = 0
+        batch_size = float("inf") if atomic else self.batch_size
         for item in messages:
             if isinstance(item, IngestError):
                 errors.append(item)
                 continue
             batch.append(item)
-            if len(batch) >= self.batch_size:
+            if len(batch) >= batch_size:
                 result = result.merged(self._ingest_batch(batch, actor))
                 done += len(batch)
                 batch = []
@@ -120,7 +130,10 @@ class Processor:
             done += len(batch)
             if progress:
                 progress(done, total)
-        return result.merged(IngestResult(errors=tuple(errors)))
+        merged = result.merged(IngestResult(errors=tuple(errors)))
+        # Parser errors and storage-time refusals arrive separately; report them in input order.
+        ordered = sorted(merged.errors, key=lambda e: (e.line is None, e.line or 0))
+        return dataclasses.replace(merged, errors=tuple(ordered))
 
     def _ingest_batch(self, batch: Sequence[RawMessage], actor: str) -> IngestResult:
         errors: list[IngestError] = []
@@ -130,7 +143,9 @@ class Processor:
             try:
                 msg = clean_message(raw, max_bytes=self.max_message_bytes)
             except InvalidInput as exc:
-                errors.append(IngestError(reason=str(exc), message_id=raw.message_id or None))
+                # Repaired so the report itself can be printed or sent as JSON.
+                message_id = repair_text(raw.message_id) if isinstance(raw.message_id, str) else None
+                errors.append(IngestError(reason=str(exc), line=raw.line, message_id=message_id or None))
                 continue
             key = (msg.user_id, msg.platform, msg.message_id)
             if key in cleaned:

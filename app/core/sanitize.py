@@ -1,4 +1,4 @@
-"""Clean incoming text: strip HTML markup and control characters, keep the words."""
+"""Clean incoming text: repair unencodable text, strip HTML markup and control characters, keep the words."""
 
 from __future__ import annotations
 
@@ -26,7 +26,26 @@ def strip_control(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def repair_text(text: str) -> str:
+    """Text that encodes as UTF-8: surrogate pairs joined, lone surrogates become U+FFFD.
+
+    Lone surrogates reach us from JSON (`"\\ud800"` is legal JSON) and from half-cut emoji; they
+    cannot be stored, hashed or sent, so they are replaced here, once, before anything else.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A UTF-16 round trip pairs up high+low halves that arrived as two code points.
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def clean_field(text: str) -> str:
+    """A one-line field (platform, id, channel, person): repaired, control-free, trimmed."""
+    return strip_control(repair_text(text)).replace("\n", " ").replace("\r", " ").replace("\t", " ").strip()
+
+
 def sanitize_text(text: str) -> str:
     """HTML-free, control-free, NFC-normalized text with trailing space trimmed."""
-    text = unicodedata.normalize("NFC", text)
+    text = unicodedata.normalize("NFC", repair_text(text))
     return strip_control(strip_html(text)).strip()

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.errors import ConfigError
@@ -178,7 +178,31 @@ class Settings(BaseSettings):
 
 
 def load_settings(data_dir: Path | None = None, **overrides: Any) -> Settings:
-    """Defaults < data-dir `settings.toml` < environment < explicit overrides."""
+    """Defaults < data-dir `settings.toml` < environment < explicit overrides.
+
+    An invalid value raises ConfigError naming the setting, where it came from and what it must be.
+    """
+    try:
+        return _load(data_dir, overrides)
+    except ValidationError as exc:
+        raise _config_error(exc, data_dir) from exc
+
+
+def _config_error(exc: ValidationError, data_dir: Path | None) -> ConfigError:
+    problems = []
+    for err in exc.errors()[:3]:
+        name = ".".join(str(p) for p in err.get("loc", ()))
+        env = "STRATA_" + "__".join(str(p) for p in err.get("loc", ())).upper()
+        value = err.get("input")
+        problems.append(f"{name} = {value!r}: {err.get('msg', 'invalid')} (settings.toml or {env})")
+    where = f"{data_dir / 'settings.toml'}" if data_dir else "settings.toml"
+    return ConfigError(
+        "invalid setting " + "; ".join(problems),
+        hint=f"fix or remove it in {where} (or unset the variable) and run the command again",
+    )
+
+
+def _load(data_dir: Path | None, overrides: dict[str, Any]) -> Settings:
     base = Settings(**({"data_dir": data_dir} if data_dir else {}))
     file_values: dict[str, Any] = {}
     toml_path = base.layout.settings_file

@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app import __version__
 from app.core.clock import Clock, SystemClock, iso
-from app.core.errors import Conflict, InvalidInput
+from app.core.errors import Conflict, InvalidInput, StorageError
 from app.core.paths import DataLayout
 from app.core.settings import Settings
 from app.core.storage import backup as snapshots
@@ -244,13 +244,18 @@ def restore_data_dir(source: Path, root: Path, *, force: bool = False) -> Path |
     """
     layout = DataLayout(root)
     if force and layout.database.exists():
-        db = Database(layout.database)
+        host: dict[str, Any] = {"active": False}
         try:
-            host = schedule.describe(db, SystemClock())
-        except SQLAlchemyError:
-            host = {"active": False}  # no schedule table yet: nothing has hosted jobs here
-        finally:
-            db.dispose()
+            db = Database(layout.database)
+        except StorageError:
+            db = None  # damaged or unreadable: nothing can be hosting jobs on it
+        if db is not None:
+            try:
+                host = schedule.describe(db, SystemClock())
+            except (SQLAlchemyError, StorageError):
+                pass  # no schedule table yet: nothing has hosted jobs here
+            finally:
+                db.dispose()
         if host["active"]:
             raise Conflict(
                 f"Strata is running on {root} (pid {host['pid']} on {host['host']})",

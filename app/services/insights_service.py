@@ -35,6 +35,7 @@ MAX_IDENTITIES = 20
 
 SORTS = ("score", "value", "recent", "due", "importance", "urgency")
 STATES = ("active", "dormant")
+LIFECYCLE_FILTERS = tuple(lifecycle.FILTERS)
 MAX_LIMIT = 500
 _LEVEL = {"critical": 0, "high": 1, "medium": 2, "low": 3, "immediate": 0, "urgent": 1}
 
@@ -86,6 +87,24 @@ class InsightsService:
         return len(moved)
 
     # -- reading ---------------------------------------------------------------------------------
+    @staticmethod
+    def check_filters(
+        *, sort: str = "score", importance: str | None = None, state: str | None = None,
+        kind: str | None = None, status: str | None = None, lifecycle_state: str | None = None,
+    ) -> None:  # fmt: skip
+        """InvalidInput naming the allowed values when a list filter is unknown."""
+        _check(sort, SORTS, "sort")
+        if lifecycle_state is not None:
+            _check(lifecycle_state, lifecycle.FILTERS, "lifecycle")
+        if importance is not None:
+            _check(importance, [v.value for v in Importance], "importance")
+        if state is not None:
+            _check(state, STATES, "state")
+        if kind is not None:
+            _check(kind, [k.value for k in InsightKind], "kind")
+        if status is not None:
+            _check(status, [s.value for s in InsightStatus], "status")
+
     def list_insights(
         self, *, sort: str = "score", label: str | None = None, importance: str | None = None,
         state: str | None = None, kind: str | None = None, status: str | None = None,
@@ -95,18 +114,11 @@ class InsightsService:
 
         `status=resolved` alone looks at every lifecycle (a resolved item is done unless reopened).
         """
-        _check(sort, SORTS, "sort")
-        if lifecycle_state is not None:
-            _check(lifecycle_state, lifecycle.FILTERS, "lifecycle")
+        self.check_filters(
+            sort=sort, importance=importance, state=state, kind=kind, status=status,
+            lifecycle_state=lifecycle_state,
+        )  # fmt: skip
         wanted = lifecycle_state or ("all" if status == InsightStatus.RESOLVED.value else lifecycle.OPEN)
-        if importance is not None:
-            _check(importance, [v.value for v in Importance], "importance")
-        if state is not None:
-            _check(state, STATES, "state")
-        if kind is not None:
-            _check(kind, [k.value for k in InsightKind], "kind")
-        if status is not None:
-            _check(status, [s.value for s in InsightStatus], "status")
         if not 1 <= limit <= MAX_LIMIT or offset < 0:
             raise InvalidInput(
                 f"limit must be 1..{MAX_LIMIT} and offset ≥ 0, got limit={limit} offset={offset}"

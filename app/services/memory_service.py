@@ -15,6 +15,7 @@ from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.processor import Processor, Progress, RepairReport
+from app.core.sanitize import repair_text
 from app.core.search.merge import merge_hits
 from app.core.search.messages import MessageQuery, MessageSearcher
 from app.core.search.understanding import ALL_PARTS, SearchOutcome
@@ -76,8 +77,9 @@ class MemoryService:
         progress: Progress | None = None,
         total: int | None = None,
         actor: str = "ingest",
+        atomic: bool = False,
     ) -> IngestResult:
-        return self.processor.ingest(messages, progress=progress, total=total, actor=actor)
+        return self.processor.ingest(messages, progress=progress, total=total, actor=actor, atomic=atomic)
 
     def remember(
         self,
@@ -91,6 +93,8 @@ class MemoryService:
         """Store a note as a message of platform `note`; the same text twice is stored once."""
         if not text or not text.strip():
             raise InvalidInput("a note needs some text")
+        # Repaired before hashing: the note id is derived from the text.
+        text, channel, person = repair_text(text), repair_text(channel), repair_text(person)
         now = self.clock.now_ms()
         digest = hashlib.sha256(f"{channel}\x1f{text.strip()}".encode()).hexdigest()[:24]
         note = RawMessage(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import ClassVar
 
 from PySide6.QtCore import QAbstractItemModel, Qt, Signal
@@ -36,15 +37,18 @@ class Banner(QLabel):
         self.hide()
         self.kind = ""
 
-    def show_message(self, text: str, kind: str = "info") -> None:
+    def show_message(self, text: str, kind: str = "info", *, rich: bool = False) -> None:
+        """Show `text`; plain unless `rich`, because messages quote names and text from user data,
+        and a QLabel left on AutoText would render a `<b>` or `<img>` in them as markup."""
         self.kind = kind
         self.setStyleSheet(f"QLabel{{{self._STYLES[kind]}padding:6px 10px;border-radius:6px;}}")
+        self.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
         self.setText(text)
         self.show()
 
     def show_error(self, exc: BaseException) -> None:
         title, detail = describe(exc)
-        self.show_message(f"<b>{title}.</b> {detail}", "error")
+        self.show_message(f"<b>{html.escape(title)}.</b> {html.escape(detail)}", "error", rich=True)
 
     def clear_message(self) -> None:
         self.kind = ""

@@ -27,6 +27,7 @@ from app.core.clock import datetime_to_ms
 from app.core.domain import Attachment, RawMessage
 from connectors.importers.base import ImportLog, malformed, nonempty, require_exists
 
+_QUOTED_FROM = re.compile(r"^>(>*From )", re.MULTILINE)
 PLATFORM = "email"
 _ID = re.compile(r"<([^<>\s]+)>")
 _BLOCK_TAGS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table"}
@@ -123,6 +124,8 @@ class EmailImporter:
     ) -> RawMessage | None:
         subject = str(msg.get("Subject") or "").strip()
         body = _body(msg)
+        if mbox_message is not None:
+            body = unescape_mbox_from(body)
         attachments = _attachments(msg)
         sent = _date(msg, mbox_message)
         if sent is None:
@@ -171,6 +174,12 @@ class EmailImporter:
             attachments=attachments,
             metadata=metadata,
         )
+
+
+def unescape_mbox_from(body: str) -> str:
+    """Undo mbox `From ` quoting: mbox writers turn a body line `From x` into `>From x` (mboxrd
+    adds one `>` per level), and `mailbox.mbox` hands the quoted text back as it is on disk."""
+    return _QUOTED_FROM.sub(r"\1", body)
 
 
 def _is_mbox(path: Path) -> bool:

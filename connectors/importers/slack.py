@@ -12,7 +12,6 @@ stable across re-imports of the same workspace but cannot match a live sync's id
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 import zipfile
@@ -23,13 +22,13 @@ from typing import Any
 
 from app.core.domain import Attachment, RawMessage
 from app.core.errors import InvalidInput
+from connectors import slack_markup
 from connectors.ids import slack_message_id
 from connectors.importers.base import ImportLog, describe, malformed, nonempty, require_exists
 
 PLATFORM = "slack"
 _CONVERSATION_FILES = ("channels.json", "groups.json", "mpims.json", "dms.json")
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
-_MARKUP = re.compile(r"<([@#!])?([^<>|]+)(?:\|([^<>]*))?>")
 # Deleted thread parents and similar placeholders carry no user content.
 _SKIPPED_SUBTYPES = {"tombstone", "message_deleted"}
 
@@ -294,18 +293,5 @@ def _dm_name(conv: dict[str, Any], users: dict[str, dict[str, Any]]) -> str:
 
 
 def render_markup(text: str, users: dict[str, dict[str, Any]]) -> str:
-    """Slack mrkdwn markup to readable text: `<@U1>` → `@Name`, `<#C1|general>` → `#general`, links."""
-
-    def replace(match: re.Match[str]) -> str:
-        sigil, target, label = match.group(1), match.group(2), match.group(3)
-        if sigil == "@":
-            return "@" + (label or user_name(users.get(target)) or target)
-        if sigil == "#":
-            return "#" + (label or target)
-        if sigil == "!":
-            return "@" + (label or target.split("^")[0])
-        if label and label != target:
-            return f"{label} ({target})"
-        return target.removeprefix("mailto:")
-
-    return html.unescape(_MARKUP.sub(replace, text))
+    """Slack mrkdwn markup to readable text (the same rendering as the live connector's)."""
+    return slack_markup.render_markup(text, lambda user_id: user_name(users.get(user_id)))

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from app.api.deps import get_services
+from app.api.schemas import TIME_SCHEMA
 from app.core.search.filters import parse_bound
 from app.services.brief_service import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 
@@ -17,7 +18,10 @@ router = APIRouter(tags=["brief"])
 def get_brief(
     request: Request,
     since: str | None = Query(
-        None, max_length=40, description="report what changed since this ISO time (default: 24 h ago)"
+        None,
+        max_length=40,
+        description="report what changed since this ISO time (default: 24 h ago)",
+        json_schema_extra=TIME_SCHEMA,
     ),
     max_tokens: int = Query(
         DEFAULT_MAX_TOKENS, ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS, description="size budget (≈4 chars/token)"

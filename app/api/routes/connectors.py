@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.api.deps import get_services
+from app.api.schemas import INTEGRAL
 from app.services.connector_service import ConnectorService
 
 router = APIRouter(tags=["connectors"])
@@ -58,9 +59,15 @@ class ConnectorListOut(BaseModel):
 
 
 class SyncIn(BaseModel):
-    limit: int | None = Field(None, ge=1, le=1_000_000, description="first sync: newest N per channel")
-    full: bool = Field(False, description="ignore the cursor (already stored messages count as duplicates)")
-    background: bool = Field(
+    # Strict: JSON types are taken as declared (`true` is not 1, "5" is not 5).
+    model_config = ConfigDict(strict=True)
+    limit: Annotated[int, Field(ge=1, le=1_000_000), INTEGRAL] | None = Field(
+        None, description="first sync: newest N per channel"
+    )
+    full: StrictBool = Field(
+        False, description="ignore the cursor (already stored messages count as duplicates)"
+    )
+    background: StrictBool = Field(
         False, description="start the sync and answer 202 at once; poll the status route"
     )
 

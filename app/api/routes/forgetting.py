@@ -3,12 +3,13 @@ GET /api/summaries/{summary_id}."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Path, Request
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.api.deps import get_services
+from app.api.schemas import INTEGRAL
 from app.core.errors import NotFound
 
 router = APIRouter(tags=["forgetting"])
@@ -21,11 +22,13 @@ class _Model(BaseModel):
 
 
 class RunIn(_Model):
+    model_config = ConfigDict(populate_by_name=True, extra="allow", strict=True)
     user_id: str | None = Field(
         default=None, alias="userId", max_length=64, description="default: configured user"
     )
-    dry_run: bool = Field(default=False, alias="dryRun", description="plan only, change nothing")
-    include_undone: bool = Field(
+    # Strict: `{"dryRun": 0}` must not start a real run.
+    dry_run: StrictBool = Field(default=False, alias="dryRun", description="plan only, change nothing")
+    include_undone: StrictBool = Field(
         default=False,
         alias="includeUndone",
         description="also forget records of runs you undid (left alone by default)",
@@ -33,9 +36,12 @@ class RunIn(_Model):
 
 
 class PreviewIn(_Model):
+    model_config = ConfigDict(populate_by_name=True, extra="allow", strict=True)
     user_id: str | None = Field(default=None, alias="userId", max_length=64)
-    details: bool = Field(default=True, description="include per-record decisions and summary drafts")
-    max_groups: int = Field(default=100, alias="maxGroups", ge=1, le=MAX_PREVIEW_GROUPS)
+    details: StrictBool = Field(default=True, description="include per-record decisions and summary drafts")
+    max_groups: Annotated[int, Field(ge=1, le=MAX_PREVIEW_GROUPS), INTEGRAL] = Field(
+        default=100, alias="maxGroups"
+    )
 
 
 class TierCountsOut(_Model):
@@ -144,6 +150,10 @@ def forgetting_preview(request: Request, body: PreviewIn | None = None) -> dict[
 
 
 @router.get("/summaries/{summary_id}", summary="The summary that replaced a group of archived messages")
-def get_summary(request: Request, summary_id: str) -> dict[str, Any]:
+def get_summary(
+    request: Request, summary_id: Annotated[str, Path(min_length=1, max_length=200)]
+) -> dict[str, Any]:
+    if not summary_id.strip():  # a blank id names no summary: 404 like any unknown id
+        raise NotFound("no summary with a blank id", hint="archived messages carry it as summary_ref_id")
     services = _services(request)
     return services.privacy.mask_payload(services.forgetting.summary(summary_id).to_dict())

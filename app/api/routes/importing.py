@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from app.api.deps import get_services
 from app.bootstrap import Services
 from app.core.errors import InvalidInput
-from app.services.import_service import ImportOptions
+from app.services.import_service import ImportOptions, ImportService
 
 router = APIRouter(tags=["import"])
 
@@ -55,6 +55,11 @@ class ImportOut(BaseModel):
     seconds: dict[str, float]
 
 
+def _one_of(values: tuple[str, ...]) -> dict[str, Any]:
+    """Choices declared in the schema (the handler still answers 400 naming them)."""
+    return {"anyOf": [{"type": "string", "enum": list(values)}, {"type": "null"}]}
+
+
 @router.post(
     "/import",
     response_model=ImportOut,
@@ -62,13 +67,17 @@ class ImportOut(BaseModel):
 )
 def import_export(
     file: UploadFile = File(..., description="the export file as the platform wrote it"),
-    format: str | None = Form(None, description=FORMAT_HELP),
+    format: str | None = Form(
+        None, description=FORMAT_HELP, json_schema_extra=_one_of(ImportService.formats)
+    ),
     dry_run: bool = Form(False, description="only parse and summarize; store nothing"),
     tz: str | None = Form(
         None, description="IANA zone for exports with local times (WhatsApp, old Telegram)"
     ),
     date_order: str | None = Form(
-        None, description="WhatsApp date order DMY, MDY or YMD; detected if omitted"
+        None,
+        description="WhatsApp date order DMY, MDY or YMD; detected if omitted",
+        json_schema_extra=_one_of(("DMY", "MDY", "YMD")),
     ),
     chat_name: str | None = Form(None, description="WhatsApp chat name; taken from the file name if omitted"),
     services: Services = Depends(get_services),

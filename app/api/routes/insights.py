@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from app.api.deps import get_services
 from app.core.clock import datetime_to_ms
+from app.services.insights_service import LIFECYCLE_FILTERS, SORTS, STATES
+from insights.model import Importance, InsightKind, InsightStatus
 
 router = APIRouter(tags=["insights"])
 
 InsightId = Annotated[str, Path(min_length=1, max_length=64, description="insight id (uuid)")]
 
 
+def _enum(values: Sequence[str], optional: bool = False) -> dict[str, Any]:
+    choices: list[dict[str, Any]] = [{"type": "string", "enum": list(values)}]
+    return {"anyOf": [*choices, {"type": "null"}]} if optional else choices[0]
+
+
 class FavoriteIn(BaseModel):
-    favorite: bool = Field(True, description="false removes the favorite")
+    favorite: StrictBool = Field(True, description="false removes the favorite")
 
 
 class LifecycleIn(BaseModel):
@@ -36,21 +44,28 @@ class MeIn(BaseModel):
 @router.get("/insights", summary="List insights, ranked and filtered")
 def list_insights(
     request: Request,
-    sort: str = Query("score", description="score, value, recent, due, importance or urgency"),
+    # Plain strings at run time (the service answers 400 naming the choices); enums in the schema.
+    sort: str = Query("score", description="sort order", json_schema_extra=_enum(SORTS)),
     label: str | None = Query(None, max_length=64, description="taskLabel, e.g. bug_report"),
-    importance: str | None = Query(None, description="critical, high, medium or low"),
-    state: str | None = Query(None, description="active or dormant"),
-    kind: str | None = Query(None, description="decision, action_item, deadline, question, blocker, meeting"),
-    status: str | None = Query(None, description="open or resolved"),
+    importance: str | None = Query(None, json_schema_extra=_enum([v.value for v in Importance], True)),
+    state: str | None = Query(None, json_schema_extra=_enum(STATES, True)),
+    kind: str | None = Query(None, json_schema_extra=_enum([k.value for k in InsightKind], True)),
+    status: str | None = Query(None, json_schema_extra=_enum([s.value for s in InsightStatus], True)),
     lifecycle: str | None = Query(
-        None, description="open (default), done, dismissed, snoozed or all; status=resolved alone implies all"
+        None,
+        description="open (default), done, dismissed, snoozed or all; status=resolved alone implies all",
+        json_schema_extra=_enum(LIFECYCLE_FILTERS, True),
     ),
     q: str | None = Query(None, max_length=2000, description="search insights by words and meaning instead"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=100_000),
 ) -> dict[str, Any]:
     service = get_services(request).insights
-    if q:
+    # The filters are checked even when `q` searches instead, so a bad value is never ignored.
+    service.check_filters(
+        sort=sort, importance=importance, state=state, kind=kind, status=status, lifecycle_state=lifecycle
+    )
+    if q and q.strip():
         items = service.search(q, min(limit + offset, 500))[offset:]
     else:
         items = service.list_insights(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Path, Query, UploadFile
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_services
+from app.api.schemas import INTEGRAL
 from app.bootstrap import Services
 from app.core.errors import PayloadTooLarge
 
@@ -49,8 +50,12 @@ class DeletedDocumentOut(BaseModel):
 
 
 class KbSearchIn(BaseModel):
+    # Strict: JSON types are taken as declared (`true` is not 1, "5" is not 5).
+    model_config = ConfigDict(strict=True)
     query: str = Field(..., min_length=1, max_length=4000, description="what to look for")
-    limit: int | None = Field(None, ge=1, le=100, description="hits to return (default 5)")
+    limit: Annotated[int, Field(ge=1, le=100), INTEGRAL] | None = Field(
+        None, description="hits to return (default 5)"
+    )
     documentIds: list[str] | None = Field(None, max_length=1000, description="only search these documents")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -10,8 +11,9 @@ from app.api.deps import get_services
 from app.api.schemas import MAX_ID, DeletedOut, IngestIn, IngestOut, MessageOut, PinIn
 from app.bootstrap import Services
 from app.core.domain import IngestError, RawMessage
-from app.core.errors import InvalidInput
+from app.core.errors import InvalidInput, NotFound
 from app.core.jsonl import message_from_mapping
+from app.core.sanitize import repair_text
 
 router = APIRouter(tags=["messages"])
 
@@ -28,11 +30,20 @@ def ingest_messages(body: IngestIn, services: Services = Depends(get_services)) 
         # One local user: the API stores everything under the configured user, whatever the item says.
         data["user_id"] = services.settings.user_id
         try:
-            items.append(message_from_mapping(data, default_user=services.settings.user_id))
+            message = message_from_mapping(data, default_user=services.settings.user_id)
+            items.append(dataclasses.replace(message, line=position))
         except InvalidInput as exc:
             message_id = data.get("message_id")
             items.append(IngestError(reason=str(exc), line=position, message_id=_text(message_id)))
-    result = services.memory.ingest(items, total=len(items), actor=ACTOR)
+    # One transaction for the whole request: it is stored entirely or (on a storage error) not at all.
+    result = services.memory.ingest(items, total=len(items), actor=ACTOR, atomic=True)
+    if items and len(result.errors) == len(items):
+        raise InvalidInput(
+            f"none of the {len(items)} messages could be stored: "
+            + "; ".join(f"item {e.line}: {e.reason}" for e in result.errors[:5])
+            + (f"; … and {len(items) - 5} more" if len(items) > 5 else ""),
+            hint="fix the items named above and send them again",
+        )
     return IngestOut(**result.to_dict(), ids=list(result.ids))
 
 
@@ -70,6 +81,35 @@ def _outgoing(services: Services, out: MessageOut, reveal: bool) -> MessageOut:
     return out
 
 
+@router.get(
+    "/messages/by-source/{platform}/{source_id:path}",
+    response_model=MessageOut,
+    summary="Get one message by platform and the platform's message id",
+)
+def get_message_by_source(
+    platform: Annotated[str, Path(min_length=1, max_length=64, description="e.g. slack, telegram")],
+    source_id: Annotated[
+        str, Path(min_length=1, max_length=1000, description="`message_id` as the platform or import gave it")
+    ],
+    context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    include_archived: bool = Query(
+        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
+    ),
+    services: Services = Depends(get_services),
+) -> MessageOut:
+    """The record whose (platform, message_id) is given; `/messages/{id}` takes the record id instead."""
+    found = services.memory.find(platform.strip().lower(), [source_id])
+    if not found:
+        raise NotFound(
+            f"no {platform} message with id {source_id!r}",
+            hint="platform and message_id are as in the import or a search hit's `message_id`",
+        )
+    return get_message(
+        found[0].id, context=context, reveal=reveal, include_archived=include_archived, services=services
+    )
+
+
 @router.post("/messages/{message_id}/pin", response_model=MessageOut, summary="Pin or unpin a message")
 def pin_message(
     message_id: MessageId, body: PinIn | None = None, services: Services = Depends(get_services)
@@ -86,4 +126,4 @@ def delete_message(message_id: MessageId, services: Services = Depends(get_servi
 
 
 def _text(value: object) -> str | None:
-    return None if value in (None, "") else str(value)
+    return None if value in (None, "") else repair_text(str(value))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query
 
 from app.api.deps import get_services
-from app.api.schemas import SearchIn, SearchOut
+from app.api.schemas import TIME_SCHEMA, SearchIn, SearchOut
 from app.bootstrap import Services
 from app.core.search.filters import filters_from
 
@@ -33,8 +33,12 @@ def search_get(
     platform: list[str] | None = Query(None, description="only these platforms (repeatable)"),
     channel: list[str] | None = Query(None, description="only these channels (repeatable)"),
     person: list[str] | None = Query(None, description="only these people (repeatable)"),
-    since: str | None = Query(None, description="ISO date/time or Unix ms"),
-    until: str | None = Query(None, description="ISO date/time or Unix ms; a bare date means end of day"),
+    since: str | None = Query(None, description="ISO date/time or Unix ms", json_schema_extra=TIME_SCHEMA),
+    until: str | None = Query(
+        None,
+        description="ISO date/time or Unix ms; a bare date means end of day",
+        json_schema_extra=TIME_SCHEMA,
+    ),
     loose: bool = Query(False, description="show the nearest hits even when none is a close match"),
     documents: bool = Query(False, description="also search knowledge-base documents (one ranking)"),
     reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),

@@ -107,8 +107,12 @@ class MessageSearcher:
                 date = DateUnderstood(parsed.range.phrase, parsed.range.since, parsed.range.until)
                 if found.hits:
                     return self._outcome(query, found, replace(people, date=date))
-                # Nothing in the range: say so, and offer the undated result instead.
-                found = self._search(replace(query, text=text), mentions)
+                # Nothing in the range: say so, and offer the undated result instead, for the rest
+                # of the query (the date words are not what the person is looking for); if that
+                # finds nothing either, the phrase may not have meant a date ("may day"): all words.
+                found = self._search(replace(query, text=parsed.text), mentions)
+                if not found.hits and parsed.text.strip() != text:
+                    found = self._search(replace(query, text=text), mentions)
                 return self._outcome(query, found, replace(people, date=replace(date, applied=False)))
         return self._outcome(query, self._search(replace(query, text=text), mentions), people)
 

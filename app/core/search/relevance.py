@@ -72,6 +72,11 @@ class RelevanceModel:
     window_lexical: float = 0.9
     # A hit holding every content word of the query starts here, above any vector-only hit.
     exact_base: float = 0.70
+    # Partial word overlap counts less than its share: one word of "opera tickets La Scala" in
+    # "what do I owe you for the concert ticket?" is a coincidence more often than an answer.
+    # 1.25 took unrelated queries with no hit from 0.89 to 0.97 on the precision set at a cost of
+    # 0.002 LoCoMo R@10 (docs/benchmarks.md, "Precision").
+    partial_exponent: float = 1.25
 
     def for_query(self, query: str, best_bm25: float) -> QueryScorer:
         return QueryScorer(self, query, best_bm25)
@@ -158,7 +163,7 @@ class QueryScorer:
                 held |= self.present(text)
             around = len(held) / len(self.terms)
             words = max(coverage, m.window_lexical * around + (1 - m.window_lexical) * coverage)
-        lexical = m.lexical_weight * words * (0.5 + 0.5 * rarity)
+        lexical = m.lexical_weight * words**m.partial_exponent * (0.5 + 0.5 * rarity)
         # Noisy-OR: either leg alone is evidence, both together more (the dual-hit boost).
         combined = 1.0 - (1.0 - m.semantic_weight * semantic) * (1.0 - lexical)
         if coverage >= 1.0:

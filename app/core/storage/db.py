@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.core.errors import StorageError
+from app.core.errors import DataDirUnusable, DiskFull, StorageError, StorageLocked
+from app.core.storage import faults
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -28,10 +29,15 @@ BUSY_TIMEOUT_MS = 30_000
 MAX_SQL_PARAMS = 900
 
 
-def _make_engine(path: Path, begin_sql: str) -> Engine:
+def _make_engine(
+    path: Path, begin_sql: str, *, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS
+) -> Engine:
+    # Read-only means immutable: with no room for the WAL index (-shm) SQLite can still read the
+    # main file when told nobody writes it, which holds while the disk has no space anyway.
+    url = f"sqlite:///file:{path}?mode=ro&immutable=1&uri=true" if read_only else f"sqlite:///{path}"
     engine = create_engine(
-        f"sqlite:///{path}",
-        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        url,
+        connect_args={"timeout": busy_ms / 1000, "check_same_thread": False},
         pool_pre_ping=False,
     )
 
@@ -40,10 +46,11 @@ def _make_engine(path: Path, begin_sql: str) -> Engine:
         # Let SQLAlchemy's "begin" hook control transactions instead of pysqlite's guesswork.
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
+        if not read_only:
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
         # Deleted means gone: freed pages and cells are overwritten with zeros, not left on disk.
         cur.execute("PRAGMA secure_delete=ON")
         cur.close()
@@ -56,15 +63,60 @@ def _make_engine(path: Path, begin_sql: str) -> Engine:
 
 
 class Database:
-    """The SQLite file of one data dir."""
+    """The SQLite file of one data dir.
 
-    def __init__(self, path: Path) -> None:
+    Storage failures leave `read()` / `write()` as typed StorageErrors (see `faults`). When the
+    file cannot be opened for writing because the disk is full (or the folder is read-only), the
+    database opens read-only: search and stats keep working, and `write()` raises the reason.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.read_engine = _make_engine(path, "BEGIN")
-        self.write_engine = _make_engine(path, "BEGIN IMMEDIATE")
+        self.busy_timeout_ms = busy_timeout_ms
+        self.read_only_reason: StorageError | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise faults.from_os_error(exc, path.parent) or StorageError(str(exc)) from exc
+        self._open(read_only=False)
+        try:
+            self._probe()
+        except StorageError as exc:
+            if not (path.exists() and isinstance(exc, DiskFull | DataDirUnusable)):
+                self.dispose()
+                raise
+            log.info("opening %s read-only: %s", path, exc)
+            self.dispose()
+            self.read_only_reason = exc
+            self._open(read_only=True)
+            self._probe()
+
+    @property
+    def read_only(self) -> bool:
+        return self.read_only_reason is not None
+
+    def _open(self, *, read_only: bool) -> None:
+        busy = self.busy_timeout_ms
+        self.read_engine = _make_engine(self.path, "BEGIN", read_only=read_only, busy_ms=busy)
+        self.write_engine = _make_engine(self.path, "BEGIN IMMEDIATE", read_only=read_only, busy_ms=busy)
         self._read_sessions = sessionmaker(self.read_engine, expire_on_commit=False)
         self._write_sessions = sessionmaker(self.write_engine, expire_on_commit=False)
+
+    def _probe(self) -> None:
+        """Open one connection now, so an unusable file fails here with a clear error, not later."""
+        with self.converted_errors(), self.read_engine.connect() as conn:
+            conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").all()
+
+    @contextlib.contextmanager
+    def converted_errors(self) -> Iterator[None]:
+        """Storage-level sqlite3/OS failures inside the block leave it as typed StorageErrors."""
+        try:
+            yield
+        except (DBAPIError, sqlite3.Error, OSError) as exc:
+            converted = faults.convert(exc, self.path)
+            if converted is None or converted is exc:
+                raise
+            raise converted from exc
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Session]:
@@ -72,13 +124,15 @@ class Database:
 
         Closing (not rolling back) keeps loaded rows readable after the block as detached values.
         """
-        with self._read_sessions() as session:
+        with self.converted_errors(), self._read_sessions() as session:
             yield session
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:
         """One short write transaction: committed when the block ends, rolled back on error."""
-        with self._write_sessions() as session:
+        if self.read_only_reason is not None:
+            raise self.read_only_reason
+        with self.converted_errors(), self._write_sessions() as session:
             try:
                 yield session
                 session.commit()
@@ -92,12 +146,9 @@ class Database:
             try:
                 with self.write() as session:
                     return work(session)
-            except OperationalError as exc:
-                if "locked" not in str(exc).lower() or attempt == attempts - 1:
-                    raise StorageError(
-                        f"database {self.path} stayed locked: {exc.orig}",
-                        hint="another Strata process is writing; try again in a moment",
-                    ) from exc
+            except StorageLocked:
+                if attempt == attempts - 1:
+                    raise
                 time.sleep(0.2 * (attempt + 1))
         raise AssertionError("unreachable")
 
@@ -106,7 +157,9 @@ class Database:
 
         Returns False when a reader still pins part of the log; the next checkpoint finishes it.
         """
-        with self.write_engine.connect() as conn:
+        if self.read_only_reason is not None:
+            raise self.read_only_reason
+        with self.converted_errors(), self.write_engine.connect() as conn:
             raw = conn.connection.dbapi_connection
             assert raw is not None
             busy, _log_frames, _done = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()

@@ -12,6 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from app.core.errors import MigrationError
+from app.core.storage import faults
 from app.core.storage.db import Database
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -48,13 +49,18 @@ def _process_lock(path: Path) -> Iterator[None]:
 
 
 def current_revisions(db: Database) -> set[str]:
-    with db.read_engine.connect() as conn:
+    with db.converted_errors(), db.read_engine.connect() as conn:
         return set(MigrationContext.configure(conn).get_current_heads())
 
 
 def migrate(db: Database) -> None:
     """Upgrade to all heads; a no-op when already there."""
-    with _process_lock(db.path):
+    if db.read_only_reason is not None:
+        # No lock file and no upgrade possible: fine when the schema is current (reads work).
+        if current_revisions(db) != heads():
+            raise db.read_only_reason
+        return
+    with db.converted_errors(), _process_lock(db.path):
         if current_revisions(db) == heads():
             return
         config = alembic_config()
@@ -64,6 +70,9 @@ def migrate(db: Database) -> None:
                 command.upgrade(config, "heads")
                 conn.commit()
         except Exception as exc:
+            converted = faults.convert(exc, db.path)  # a full disk is a full disk, not a schema bug
+            if converted is not None:
+                raise converted from exc
             raise MigrationError(
                 f"could not upgrade the database schema at {db.path}: {exc}",
                 hint="back up the data dir and run `strata doctor`; report the message if it persists",

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from app.core.errors import StorageError
 from app.core.index.filters import Filter, OneOf, to_lance
+from app.core.storage import faults
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -161,7 +162,10 @@ class VectorStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise faults.from_os_error(exc, path) or StorageError(str(exc)) from exc
         # Consistency interval 0: every read sees commits made by other processes on the same data.
         self.connection = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
         self._collections: dict[str, VectorCollection] = {}
@@ -192,6 +196,9 @@ class VectorStore:
                 message = str(exc).lower()
                 retryable = "conflict" in message or "commit" in message or "retry" in message
                 if not retryable or attempt == attempts - 1:
+                    # LanceDB reports a full disk in varied wrappers; the free space says it plainly.
+                    if faults.disk_is_full(self.path):
+                        raise faults.disk_full(self.path) from exc
                     raise StorageError(f"vector index operation failed: {exc}") from exc
                 log.info("lancedb commit conflict, retrying (%s)", exc)
                 time.sleep(0.05 * 2**attempt)
