@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, Field
@@ -13,8 +13,18 @@ from app.core.memory_files.store import MAX_FILE_BYTES, MemoryFile
 
 router = APIRouter(tags=["memory files"])
 
+# The schema states what a valid path looks like (a known folder, no hidden or `..` parts, no
+# backslashes or control characters), so anything it accepts is either found or a 404.
+PATH_PATTERN = r"^(chats|channels|people|projects|notes|strategy)(/[^/\x00-\x1f\\.][^/\x00-\x1f\\]*)+$"
+Folder = Literal["people", "chats", "channels", "projects", "notes", "strategy"]
 FilePath = Annotated[
-    str, Path(min_length=1, max_length=300, description="path inside the memory folder, e.g. people/anna.md")
+    str,
+    Path(
+        min_length=1,
+        max_length=300,
+        pattern=PATH_PATTERN,
+        description="path inside the memory folder, e.g. people/anna.md",
+    ),
 ]
 
 
@@ -78,7 +88,9 @@ class FileSearchOut(BaseModel):
 
 
 class RefreshIn(BaseModel):
-    path: str | None = Field(None, max_length=300, description="one page; omit for every page")
+    path: str | None = Field(
+        None, max_length=300, pattern=PATH_PATTERN, description="one page; omit for every page"
+    )
 
 
 class RefreshOut(BaseModel):
@@ -93,9 +105,7 @@ class RefreshOut(BaseModel):
 
 @router.get("/files", response_model=FileListOut, summary="List memory files")
 def list_files(
-    dir: str | None = Query(
-        None, max_length=100, description="people, chats, channels, projects, notes, strategy"
-    ),
+    dir: Folder | None = Query(None, description="only this folder"),
     services: Services = Depends(get_services),
 ) -> FileListOut:
     files = services.files.list_files(dir)
@@ -104,8 +114,10 @@ def list_files(
 
 @router.get("/files/search", response_model=FileSearchOut, summary="Search memory files")
 def search_files(
-    q: str = Query(..., min_length=1, max_length=500, description="words; quoted phrases stay whole"),
-    dir: str | None = Query(None, max_length=100, description="only this folder"),
+    q: str = Query(
+        ..., min_length=1, max_length=500, pattern=r"\S", description="words; quoted phrases stay whole"
+    ),
+    dir: Folder | None = Query(None, description="only this folder"),
     limit: int = Query(20, ge=1, le=200),
     services: Services = Depends(get_services),
 ) -> FileSearchOut:
