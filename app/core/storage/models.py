@@ -63,8 +63,6 @@ class RawMessageRow(Base):
         Index("ix_raw_messages_is_pinned", "is_pinned"),
         Index("ix_raw_messages_user_channel_timestamp", "user_id", "channel", "timestamp"),
         Index("ix_raw_messages_summary_ref", "summary_ref_id"),
-        # migration files_0001_person_index: one person's memory-file page reads only their rows
-        Index("ix_raw_messages_platform_person_timestamp", "platform", "person", "timestamp"),
     )
 
 

@@ -78,7 +78,7 @@ class MemoryFilesService:
         mask: Mask | None = None, events: EventBus | None = None,
     ) -> None:  # fmt: skip
         self.db = db
-        self.store = store.ensure()
+        self.store = store  # folders are made by the first write: opening a data dir writes nothing
         self.index = FileIndex(store)
         self.clock = clock
         self.user_id = user_id

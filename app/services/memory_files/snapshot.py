@@ -78,9 +78,7 @@ def load(db: Database, user_id: str, scope: Scope, *, recent: int, topic_window:
     """Everything the pages in `scope` need; `recent` lines per person, `topic_window` per conversation."""
     m = RawMessageRow
     snap = Snapshot()
-    # For one person, the (platform, person) index must drive the query; wrapping user_id in a
-    # no-op function keeps the planner off the user_id indexes, which would scan every message.
-    user = func.coalesce(m.user_id, "") == user_id if scope.identities else m.user_id == user_id
+    user = m.user_id == user_id
     where = [user, m.platform != NOTE_PLATFORM, *_scope_filter(scope)]
     chat_type = m.metadata_["chat_type"].as_string()
     # A person's page needs no conversation windows, a conversation's no per-person lines.
