@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from app.core.access import AccessTracker
 from app.core.clock import Clock, SystemClock, iso
@@ -18,6 +19,7 @@ from app.core.index.legs import FusionParams
 from app.core.index.maintenance import KindReport, Progress
 from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.llm.guard import GuardedLLM
+from app.core.memory_files.store import MemoryFileStore
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.fusion import FusionConfig
@@ -40,6 +42,8 @@ from app.services.insights_deletion import InsightsDeletion
 from app.services.insights_service import InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMKeys, build_llm
+from app.services.memory_files.service import FILES_SOURCE, MemoryFilesService
+from app.services.memory_files.sources import contact_infos, insight_items
 from app.services.memory_service import MemoryService
 from app.services.privacy_service import PrivacyService
 from app.services.reembed_service import ReembedService
@@ -68,6 +72,7 @@ class Services:
     knowledge: KnowledgeService
     imports: ImportService
     insights: InsightsService
+    files: MemoryFilesService
     privacy: PrivacyService
     index: IndexService
     reembed: ReembedService
@@ -218,6 +223,34 @@ def build_services(
         events=events,
     )
     memory.person_aliases = connectors.person_aliases
+    insights = build_insights_service(
+        settings,
+        db=db,
+        vectors=vectors,
+        embedder=embedder,
+        keywords=keywords,
+        clock=clock,
+        events=events,
+        llm=llm,
+    )
+    privacy = PrivacyService(settings, db, clock)
+    files = MemoryFilesService(
+        db,
+        MemoryFileStore(layout.memory),
+        clock,
+        user_id=settings.user_id,
+        settings=settings.files,
+        me=insights.me,
+        # build_insights_service has already checked the zone name
+        tz=ZoneInfo(settings.insights.timezone),
+        contacts=contact_infos(connectors.identities),
+        items=insight_items(db, settings.user_id, clock),
+        # Generated pages quote messages: secrets (and the configured classes) are masked as in
+        # agent-facing output; the stored messages stay verbatim.
+        mask=lambda text: privacy.mask(text) or "",
+        events=events,
+    )
+    memory.extra_sources[FILES_SOURCE] = files.hits  # unified search: include=["files"]
     services = Services(
         settings=settings,
         layout=layout,
@@ -234,18 +267,21 @@ def build_services(
         knowledge=knowledge,
         imports=ImportService(memory, user_id=settings.user_id),
         insights=insights,
+        files=files,
         index=index,
         reembed=reembed,
         connectors=connectors,
         llm_keys=llm_keys,
         llm=llm,
-        privacy=PrivacyService(settings, db, clock),
+        privacy=privacy,
         exports=ExportService(
             db, knowledge, settings, clock, user_id=settings.user_id, layout=layout, vectors=vectors
         ),
     )
     # Deleting a message also removes the insights that cite it (their text quotes it).
     memory.deletion.hooks.append(InsightsDeletion(db, services.insights.index, keywords, clock))
+    # Last, so pages are rewritten after the insights and summaries that quoted the messages are gone.
+    memory.deletion.hooks.append(files.on_messages_deleted)
     services.brief = build_brief_service(services)
     if repair and not db.read_only:  # on a full disk there is no room to repair; reads still work
         index.run_repair_job()

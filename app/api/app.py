@@ -20,6 +20,7 @@ from app.api.routes import (
     brief,
     connectors,
     deletion,
+    files,
     forgetting,
     health,
     importing,
@@ -52,6 +53,7 @@ ROUTERS = (
     deletion.router,
     backup.router,
     brief.router,
+    files.router,
     privacy.router,
 )
 

@@ -12,6 +12,7 @@ from app.cli.backup import backup_command, export_command, restore_command
 from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
 from app.cli.context import show_error, state
+from app.cli.files import files_app
 from app.cli.forget import forget_app
 from app.cli.importing import import_app
 from app.cli.insights import insights_app
@@ -63,6 +64,7 @@ def main(
 cli.add_typer(import_app, name="import")
 cli.add_typer(forget_app, name="forget")
 cli.add_typer(kb_app, name="kb")
+cli.add_typer(files_app, name="files")
 cli.add_typer(insights_app, name="insights")
 cli.add_typer(connectors_app, name="connectors")
 cli.add_typer(messages_app, name="messages")

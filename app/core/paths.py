@@ -53,6 +53,11 @@ class DataLayout:
         return self.root / "documents"
 
     @property
+    def memory(self) -> Path:
+        """Markdown memory files (people, chats, channels, projects, notes, strategy)."""
+        return self.root / "memory"
+
+    @property
     def token_file(self) -> Path:
         return self.root / "api-token"
 

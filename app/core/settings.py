@@ -106,6 +106,26 @@ class InsightSettings(BaseModel):
     use_llm: bool = True
 
 
+class ProjectSettings(BaseModel):
+    """A project the user names: its page gathers messages in these channels or with these keywords."""
+
+    title: str = Field(min_length=1, max_length=200)
+    keywords: list[str] = Field(default_factory=list)
+    # "general" (any platform) or "slack/general"
+    channels: list[str] = Field(default_factory=list)
+
+
+class MemoryFilesSettings(BaseModel):
+    """Markdown memory files under `<data dir>/memory` (see docs/memory-files.md)."""
+
+    enabled: bool = True  # the scheduled refresh; `strata files refresh` works either way
+    schedule_minutes: int = Field(default=60, ge=1)
+    recent_messages: int = Field(default=10, ge=1, le=200)
+    # Newest messages per conversation read for its "talked about" words and recent lines.
+    topic_window: int = Field(default=150, ge=10, le=5000)
+    projects: list[ProjectSettings] = Field(default_factory=list)
+
+
 RedactClass = Literal["secrets", "cards", "ibans", "emails", "phones"]
 REDACT_CLASSES: tuple[RedactClass, ...] = ("secrets", "cards", "ibans", "emails", "phones")
 
@@ -147,6 +167,7 @@ class Settings(BaseSettings):
     forgetting: ForgettingSettings = Field(default_factory=ForgettingSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
+    files: MemoryFilesSettings = Field(default_factory=MemoryFilesSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"

@@ -19,10 +19,10 @@ from starlette.applications import Starlette
 from app import __version__
 from app.bootstrap import Services
 from app.core.errors import InvalidInput
-from app.mcp.tools import agent, connectors, forgetting, insights, kb, memory
+from app.mcp.tools import agent, connectors, files, forgetting, insights, kb, memory
 
 # One line per feature. Order is the order tools are listed to clients.
-TOOL_MODULES: tuple[ModuleType, ...] = (agent, memory, kb, insights, forgetting, connectors)
+TOOL_MODULES: tuple[ModuleType, ...] = (agent, memory, files, kb, insights, forgetting, connectors)
 
 # The tools an agent sees by default. Every tool definition costs the client's context window on
 # every turn, so the default lists one tool per job: `search` (every kind, one relevance floor),
@@ -43,7 +43,9 @@ INSTRUCTIONS = (
     "imports), documents and notes. Call brief at the start of a conversation for the user's open "
     "loops, decisions and deadlines; use search to find anything (an empty result means no close "
     "match), fetch to read what search or brief returned, and remember to save a note the user asks "
-    "you to keep. Results are compact and bounded; follow next_offset to page."
+    "you to keep. search also finds the user's markdown memory files (pages about people, chats, "
+    "channels and projects; ids file:<path>). Results are compact and bounded; follow next_offset "
+    "to page."
 )
 
 

@@ -1,8 +1,9 @@
 """Background jobs for whichever process hosts the scheduler (the desktop app, or `serve` headless).
 
 This module is the one list of periodic work, so both hosts run the same jobs: forgetting cycles,
-connector syncs (plus live gateway listeners), insight generation and the index repair (the only
-automatic repair: opening the data dir never does it, so read commands stay fast).
+connector syncs (plus live gateway listeners), insight generation, the memory-files refresh and the
+index repair (the only automatic repair: opening the data dir never does it, so read commands stay
+fast).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
         ("index", lambda: services.index.schedule(scheduler)),
         ("reembed", lambda: services.reembed.schedule(scheduler)),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
+        ("memory files", lambda: services.files.schedule(scheduler)),
         (
             "insights",
             lambda: register_insights_job(

@@ -17,7 +17,8 @@ DOCUMENTS = "documents"
 CONNECTORS = "connectors"
 FORGETTING = "forgetting"
 SETTINGS = "settings"
-ALL_KINDS = frozenset({MESSAGES, SUMMARIES, INSIGHTS, DOCUMENTS, CONNECTORS, FORGETTING, SETTINGS})
+FILES = "files"
+ALL_KINDS = frozenset({MESSAGES, SUMMARIES, INSIGHTS, DOCUMENTS, CONNECTORS, FORGETTING, SETTINGS, FILES})
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ _ENTITY_KINDS = {
     "forgetting": FORGETTING,
     "forget_run": FORGETTING,
     "settings": SETTINGS,
+    "memory_file": FILES,
 }
 
 

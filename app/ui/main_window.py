@@ -21,7 +21,8 @@ from app.ui.icons import app_icon
 from app.ui.loading import LoadingPage
 from app.ui.screens.base import Screen
 
-# Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings.
+# Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings;
+# Files (the markdown memory files, issue 17) joins before Settings.
 # (key, label, "module:Class"): screen modules pull in service-side libraries (SQLAlchemy, QtCharts),
 # so they are imported when the services are attached, after the window is already on screen;
 # until then a LoadingPage with a working search box stands in and the other screens are disabled.
@@ -31,6 +32,7 @@ SCREENS: list[tuple[str, str, str]] = [
     ("knowledge_base", "Knowledge Base", "app.ui.screens.knowledge_base:KnowledgeBaseScreen"),
     ("connectors", "Connectors", "app.ui.screens.connectors:ConnectorsScreen"),
     ("memory", "Memory", "app.ui.screens.memory:MemoryScreen"),
+    ("files", "Files", "app.ui.screens.files:FilesScreen"),
     ("settings", "Settings", "app.ui.screens.settings:SettingsScreen"),
 ]
 
@@ -81,7 +83,7 @@ class MainWindow(QMainWindow):
         shortcut.setContext(Qt.ShortcutContext.ApplicationShortcut)
         shortcut.activated.connect(self.focus_search)
         for index in range(len(SCREENS)):
-            # Ctrl+1..6 jump between screens, keyboard-first.
+            # Ctrl+1..7 jump between screens, keyboard-first.
             jump = QShortcut(QKeySequence(f"Ctrl+{index + 1}"), self)
             jump.activated.connect(lambda i=index: self._jump(i))
 

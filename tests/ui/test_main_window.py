@@ -20,8 +20,8 @@ def _window(qtbot, services=None):
 def test_sidebar_lists_screens_in_contract_order(qtbot):
     window = _window(qtbot)
     labels = [window.sidebar.item(i).text() for i in range(window.sidebar.count())]
-    assert labels == ["Search", "Insights", "Knowledge Base", "Connectors", "Memory", "Settings"]
-    window.sidebar.setCurrentRow(5)
+    assert labels == ["Search", "Insights", "Knowledge Base", "Connectors", "Memory", "Files", "Settings"]
+    window.sidebar.setCurrentRow(6)
     assert window.current_key() == "settings"
 
 

@@ -62,7 +62,7 @@ def test_window_is_up_before_any_heavy_import(tmp_path):
     assert out.returncode == 0, out.stderr
     probe = json.loads(out.stdout.strip().splitlines()[-1])
     assert probe["heavy"] == []
-    assert probe["sidebar"][0] == "Search" and len(probe["sidebar"]) == 6
+    assert probe["sidebar"][0] == "Search" and len(probe["sidebar"]) == 7
     assert probe["search_box"] is True
 
 
@@ -146,7 +146,9 @@ def test_text_typed_while_loading_is_searched_when_services_attach(qtbot, servic
     assert screen.query_edit.text() == "budget" and screen.query_edit.cursorPosition() == 3
     assert not screen.query_edit.hasSelectedText()  # typing on does not replace the query
     qtbot.waitUntil(lambda: screen.model.rowCount() > 0, timeout=5000)
-    assert all(window.sidebar.item(i).flags() & Qt.ItemFlag.ItemIsEnabled for i in range(6))
+    assert all(
+        window.sidebar.item(i).flags() & Qt.ItemFlag.ItemIsEnabled for i in range(window.sidebar.count())
+    )
     settle(qtbot)
     assert window.ctx.guard.violations == []
 

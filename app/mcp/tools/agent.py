@@ -199,12 +199,31 @@ def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_token
     if kind == "document":
         chars = SUMMARY_CHARS if detail == "summary" else budget_chars
         return _document(services, key, offset, chars)
+    if kind == "file":  # a memory file (issue 17): `file:people/anna.md`
+        return _memory_file(services, key, offset, SUMMARY_CHARS if detail == "summary" else budget_chars)
     if kind == "insight":
         ranked = services.insights.get(key)
         return {"id": raw, "kind": "insight", **ranked.to_dict(full=detail == "full")}
     raise InvalidInput(
         f"unknown id {raw!r}", hint="use ids exactly as search or brief returned them (e.g. message:12)"
     )
+
+
+def _memory_file(services: Services, path: str, offset: int, chars: int) -> dict[str, Any]:
+    found = services.files.read(path)
+    end = min(len(found.text), offset + chars)
+    item: dict[str, Any] = {
+        "id": f"file:{found.path}",
+        "kind": "memory_file",
+        "path": found.path,
+        "title": found.title,
+        "totalChars": len(found.text),
+        "offset": offset,
+        "content": found.text[offset:end],
+    }
+    if end < len(found.text):
+        item["next_offset"] = end
+    return item
 
 
 def _document(services: Services, document_id: str, offset: int, chars: int) -> dict[str, Any]:

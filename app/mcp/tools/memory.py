@@ -6,6 +6,7 @@ says how to fetch the next page. Descriptions are written for the model that cal
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -19,7 +20,10 @@ from app.core.errors import NotFound
 from app.core.search.filters import filters_from
 from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
+from app.services.memory_files.plan import NOTES_PAGE
 from app.services.privacy_service import PrivacyService
+
+log = logging.getLogger(__name__)
 
 SEARCH_SOURCE_LIMIT = 200  # the memory service's maximum; offset + limit must stay below it
 SNIPPET_CHARS = 400
@@ -213,6 +217,7 @@ def register(server: MCPServer, services: Services) -> None:
         tags: Annotated[list[str] | None, Field(max_length=20, description="optional keywords")] = None,
     ) -> dict[str, Any]:
         record = memory.remember(text, channel=channel, tags=tags, actor="mcp")
+        _note_page(services)
         return {"id": record.id, "stored": True, "time": iso(record.timestamp), "channel": record.channel}
 
     @strata_tool
@@ -227,6 +232,14 @@ def register(server: MCPServer, services: Services) -> None:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
     )
     server.add_tool(memory_stats, description=STATS_DESCRIPTION, annotations=READ_ONLY)
+
+
+def _note_page(services: Services) -> None:
+    """Show the new note in the memory files' notes page at once; the note itself is already safe."""
+    try:
+        services.files.refresh(NOTES_PAGE)
+    except Exception:
+        log.exception("could not refresh %s after remember", NOTES_PAGE)
 
 
 def _out(
