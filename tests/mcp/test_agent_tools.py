@@ -127,3 +127,15 @@ async def test_search_and_fetch_mask_secrets_and_flag_injections(services, essen
     assert flagged["untrusted"] is True
     refused = await essential.call_tool("search", {"query": "AWS key", "reveal": True})
     assert refused.is_error and "allow_reveal" in refused.content[0].text
+
+
+@pytest.mark.anyio
+async def test_documents_and_memory_files_are_resources(services, essential):
+    document = services.knowledge.add_file(HANDBOOK)
+    note_file, _ = services.files.write_note("packing", "Passport, charger, the blue umbrella.")
+    templates = {t.uri_template for t in (await essential.list_resource_templates()).resource_templates}
+    assert templates == {"strata://documents/{document_id}", "strata://files/{folder}/{name}"}
+    doc = await essential.read_resource(f"strata://documents/{document.id}")
+    assert "Vacation policy" in doc.contents[0].text
+    note = await essential.read_resource(f"strata://files/{note_file.path}")
+    assert "blue umbrella" in note.contents[0].text

@@ -171,6 +171,15 @@ def register(server: MCPServer, services: Services) -> None:
     def document_resource(document_id: str) -> str:
         return privacy.mask(services.knowledge.get(document_id).content) or ""
 
+    @server.resource(
+        "strata://files/{folder}/{name}",
+        name="memory_file",
+        description="A memory file (people/, channels/, chats/, projects/, notes/, strategy/) as markdown",
+        mime_type="text/markdown",
+    )
+    def memory_file_resource(folder: str, name: str) -> str:
+        return privacy.mask(services.files.read(f"{folder}/{name}").text) or ""
+
 
 def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_tokens: int) -> dict[str, Any]:
     kind, _, key = raw.partition(":") if ":" in raw else ("message", "", raw)
