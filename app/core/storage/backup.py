@@ -24,6 +24,7 @@ import lancedb
 
 from app import __version__
 from app.core.errors import InvalidInput, StorageError
+from app.core.index.lease import PREFIX as LEASE_PREFIX
 from app.core.paths import DataLayout
 from app.core.storage.vectors import VectorStore
 
@@ -64,6 +65,10 @@ def _sqlite_snapshot(source: Path, dest: Path) -> int:
     try:
         src.backup(out)  # all pages in one step: one read transaction, one snapshot
         out.execute("PRAGMA journal_mode=DELETE")  # a single self-contained file, no -wal beside it
+        # Writer leases belong to processes writing the live store, not to this copy: kept, they
+        # would make a restore wait for a writer that never writes here (repair defers to leases).
+        out.execute("DELETE FROM locks WHERE key LIKE ?", (f"{LEASE_PREFIX}%",))
+        out.commit()
         count = out.execute("SELECT count(*) FROM raw_messages").fetchone()[0]
     finally:
         out.close()
