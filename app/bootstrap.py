@@ -223,16 +223,6 @@ def build_services(
         events=events,
     )
     memory.person_aliases = connectors.person_aliases
-    insights = build_insights_service(
-        settings,
-        db=db,
-        vectors=vectors,
-        embedder=embedder,
-        keywords=keywords,
-        clock=clock,
-        events=events,
-        llm=llm,
-    )
     privacy = PrivacyService(settings, db, clock)
     files = MemoryFilesService(
         db,
