@@ -25,7 +25,7 @@ from app.cli.privacy import privacy_app
 from app.cli.reembed import reembed_command
 from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
-from app.cli.ui import launch, ui_command, wants_window
+from app.cli.ui import launch, quick_command, ui_command, wants_window
 from app.core.errors import StrataError
 
 cli = typer.Typer(
@@ -56,8 +56,8 @@ def main(
     """With no command, start Strata on its defaults."""
     state(ctx).data_dir = data_dir
     if ctx.invoked_subcommand is None:
-        if wants_window():  # the desktop app, with the demo conversation on first run
-            raise typer.Exit(launch(data_dir, demo="if-empty"))
+        if wants_window():  # the desktop app; on first run its welcome page offers the demo
+            raise typer.Exit(launch(data_dir))
         demo_command(ctx)
 
 
@@ -78,6 +78,7 @@ cli.command("backup")(backup_command)
 cli.command("restore")(restore_command)
 cli.command("reembed")(reembed_command)
 cli.command("ui")(ui_command)
+cli.command("quick")(quick_command)
 cli.command("serve")(serve_command)
 cli.command("token")(token_command)
 cli.add_typer(mcp_app, name="mcp")

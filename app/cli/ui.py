@@ -1,4 +1,7 @@
-"""`strata ui` (and `strata` with no command): open the desktop app.
+"""`strata ui` / `strata quick` (and `strata` with no command): open the desktop app or its popup.
+
+One app per data dir: when one already runs, these commands signal it over a local socket
+(raise its window / open the quick-search popup) instead of starting a second one.
 
 PySide6 is imported only when the window is really opened, so other commands stay fast; the
 services (LanceDB, SQLAlchemy, the model, …) are imported and built on a worker thread after the
@@ -45,16 +48,49 @@ def ui_command(
     demo: bool = typer.Option(False, "--demo", help="Load the built-in demo conversation first (once)."),
 ) -> None:
     """Open the desktop app: search, insights, knowledge base, connectors, memory, settings."""
+    _need_display()
+    raise typer.Exit(launch(state(ctx).data_dir, demo="always" if demo else "never"))
+
+
+def quick_command(
+    ctx: typer.Context,
+    text: str = typer.Argument("", help="Start the popup with this query."),
+) -> None:
+    """Open the quick-search popup of the running app (or start the app with it). Bind it to a key."""
+    _need_display()
+    raise typer.Exit(launch(state(ctx).data_dir, start="quick", text=text))
+
+
+def _need_display() -> None:
     if not display_available():
         console.print("[red]error:[/red] no display to open a window on")
         console.print("[dim]hint: run it on a desktop session, or use `strata serve` / `strata search`[/dim]")
         raise typer.Exit(1)
-    raise typer.Exit(launch(state(ctx).data_dir, demo="always" if demo else "never"))
 
 
-def launch(data_dir: Path | None, *, demo: str = "never") -> int:
-    """Run the app until it quits. `demo`: "always", "if-empty" (first run) or "never"."""
+def launch(data_dir: Path | None, *, demo: str = "never", start: str = "show", text: str = "") -> int:
+    """Run the app until it quits, or hand `start` to the app already running on this data dir.
+
+    `demo`: "always" loads the demo conversation first; "never" leaves an empty data dir to the
+    welcome page, which offers it. `start`: "show" (the window) or "quick" (the popup).
+    """
+    from app.core.paths import default_data_dir
+    from app.ui.qt_libs import missing_libraries, report, uses_xcb
+
+    root = (data_dir or default_data_dir()).expanduser()
+    # Qt aborts without a word in its own dialog when the X11 plug-in cannot load: check first.
+    if uses_xcb():
+        missing = missing_libraries()
+        if missing is not None:
+            report(missing, root / "logs")
+            return 3
     from app.ui.app import run_app  # PySide6: only when a window really opens
+    from app.ui.single_instance import send
+
+    if send(root, start, text=text):
+        what = "opened its quick search" if start == "quick" else "brought its window to the front"
+        console.print(f"Strata is already running on {root}; {what}.")
+        return 0
 
     def open_services() -> Services:  # runs on a worker thread while the window is already up
         from app.bootstrap import build_services
@@ -62,8 +98,8 @@ def launch(data_dir: Path | None, *, demo: str = "never") -> int:
         from app.services.demo import load_demo
 
         svc = build_services(load_settings(data_dir))
-        if demo == "always" or (demo == "if-empty" and svc.memory.stats()["messages"] == 0):
+        if demo == "always":
             load_demo(svc.memory)
         return svc
 
-    return run_app(open_services)
+    return run_app(open_services, data_dir=root, start=start, text=text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer
@@ -22,7 +23,8 @@ from app.ui.hosting import ApiServerHost, SchedulerHost
 from app.ui.icons import app_icon
 from app.ui.main_window import MainWindow
 from app.ui.ops import GuiThreadGuard, QueryOp, wait_for_pool
-from app.ui.theme import apply_theme, follow_system_scheme
+from app.ui.single_instance import InstanceServer
+from app.ui.theme_choice import apply_choice, follow_system
 from app.ui.tray import install_tray
 
 DEBUG_ENV = "STRATA_UI_DEBUG"
@@ -78,22 +80,47 @@ def attach(window: MainWindow, services: Any) -> None:
     window.attach_services(services)
 
 
-def run_app(services: Any, argv: list[str] | None = None) -> int:
+def is_first_run(services: Any) -> bool:
+    """Nothing stored yet: no messages and no documents (a service call: off the GUI thread)."""
+    if services.memory.stats()["messages"]:
+        return False
+    knowledge = getattr(services, "knowledge", None)
+    return knowledge is None or knowledge.count() == 0
+
+
+def run_app(
+    services: Any,
+    argv: list[str] | None = None,
+    *,
+    data_dir: Path | None = None,
+    start: str = "show",
+    text: str = "",
+) -> int:
     """Start the desktop app; returns the exit code.
 
     `services` is a built Services container, or a zero-argument callable that builds one: then
     the window shows at once and the data dir (LanceDB, migrations, repair) opens in the
-    background, which is what keeps cold start short.
+    background, which is what keeps cold start short. With `data_dir`, the app listens for later
+    `strata ui` / `strata quick` on that data dir (single instance); `start="quick"` opens the
+    quick-search popup on top.
     """
     app = ensure_qapp(argv)
-    apply_theme(app)
-    follow_system_scheme(app)
+    apply_choice(app)
+    follow_system(app)
     window = build_window(None)
     tray = install_tray(window)
+    in_tray = tray is not None and tray.isVisible()
     # Closing the window keeps the app in the tray only when a tray is really shown.
-    app.setQuitOnLastWindowClosed(tray is None or not tray.isVisible())
+    app.setQuitOnLastWindowClosed(not in_tray)
     host = AppHost(window)
-    window.show()
+    if data_dir is not None:
+        host.listen(data_dir)
+    if start == "quick" and in_tray:
+        window.quick_search(text)  # Spotlight-like: only the popup; the window waits in the tray
+    else:
+        window.show()
+        if start == "quick":
+            window.quick_search(text)
     app.processEvents()  # paint the window now, before a worker thread competes for the GIL
 
     def interactive() -> None:
@@ -117,6 +144,21 @@ class AppHost:
         self.services: Any = None
         self.scheduler: SchedulerHost | None = None
         self.api: ApiServerHost | None = None
+        self.instance: InstanceServer | None = None
+
+    def listen(self, data_dir: Path) -> bool:
+        """Answer later `strata ui` (raise the window) and `strata quick` (the popup) for this data dir."""
+        self.instance = InstanceServer(data_dir, self.command, parent=self.window)
+        if not self.instance.listen():
+            print("strata: another Strata window is starting on this data dir", file=sys.stderr)
+            return False
+        return True
+
+    def command(self, command: str, text: str) -> None:
+        if command == "quick":
+            self.window.quick_search(text)
+        else:
+            self.window.bring_to_front()
 
     def opened(self, services: Any) -> None:
         self.services = services
@@ -125,6 +167,10 @@ class AppHost:
         self.window.ctx.hosting = self
         attach(self.window, services)
         trace("services")
+        # First run (nothing stored yet): the welcome page offers the demo, imports, documents.
+        QueryOp(parent=self.window, op=lambda: is_first_run(services), success=self._welcome).failure(
+            self._report
+        ).run_in_background()
         # Jobs and the server start off the GUI thread: APScheduler and uvicorn import lazily.
         QueryOp(parent=self.window, op=self.scheduler.start).failure(self._report).run_in_background()
         settings = getattr(services, "settings", None)
@@ -133,6 +179,11 @@ class AppHost:
             QueryOp(parent=self.window, op=lambda: self.api.start(port)).failure(
                 self._report
             ).run_in_background()
+
+    def _welcome(self, first_run: bool) -> None:
+        if first_run:
+            self.window.show_welcome()
+        trace("welcome" if first_run else "returning")
 
     def failed(self, exc: BaseException) -> None:
         title, detail = describe(exc)
@@ -146,6 +197,8 @@ class AppHost:
 
     def shutdown(self) -> None:
         self.window.save_state()
+        if self.instance is not None:
+            self.instance.close()
         if self.scheduler is not None:
             self.scheduler.stop()
         if self.api is not None:

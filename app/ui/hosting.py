@@ -7,7 +7,8 @@ import threading
 import time
 from typing import Any
 
-from app.core.errors import ConfigError
+from app.core.errors import ConfigError, InvalidInput
+from app.ui.job_control import JobRow, PausedJobs, job_rows
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +82,37 @@ class SchedulerHost:
         from app.services.scheduling import JobHost
 
         self.host = JobHost(services)
+        self.paused = PausedJobs(services.settings.layout.root)
 
     @property
     def scheduler(self) -> Any:
         return self.host.scheduler
 
     def start(self) -> list[str]:
-        return self.host.start()
+        ids = self.host.start()
+        # Jobs the user paused in Settings stay paused across restarts.
+        for job_id in self.paused.load() & set(ids):
+            self.scheduler.pause_job(job_id)
+        return ids
+
+    def job_rows(self) -> list[JobRow]:
+        """The user-facing list for Settings: plain names, schedule, next run, paused or not."""
+        if self.scheduler is None:
+            return []
+        return job_rows(self.scheduler, self.paused.load())
+
+    def set_paused(self, job_id: str, paused: bool) -> None:
+        """Pause or resume one job now, and remember the choice for the next start."""
+        if self.scheduler is None or self.scheduler.get_job(job_id) is None:
+            raise InvalidInput(f"no scheduled job {job_id!r}", hint="reopen Settings to see the current jobs")
+        ids = self.paused.load()
+        if paused:
+            self.scheduler.pause_job(job_id)
+            ids.add(job_id)
+        else:
+            self.scheduler.resume_job(job_id)
+            ids.discard(job_id)
+        self.paused.save(ids)
 
     def jobs(self) -> list[tuple[str, str, Any]]:
         """(id, name, next run time) of every scheduled job, for the Settings screen."""

@@ -1,9 +1,10 @@
-"""The main window: sidebar + stacked screens, remembered geometry, Ctrl+K, tray quick search."""
+"""The main window: sidebar + stacked screens, remembered geometry, Ctrl+K, quick popup, welcome."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -18,7 +19,9 @@ from PySide6.QtWidgets import (
 
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
+from app.ui.highlight import query_terms
 from app.ui.loading import LoadingPage
+from app.ui.quick_popup import QuickPopup
 from app.ui.screens.base import Screen
 
 # Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings;
@@ -35,6 +38,8 @@ SCREENS: list[tuple[str, str, str]] = [
     ("files", "Files", "app.ui.screens.files:FilesScreen"),
     ("settings", "Settings", "app.ui.screens.settings:SettingsScreen"),
 ]
+# The first-run page: in the stack, not in the sidebar (any sidebar row leaves it).
+WELCOME = "app.ui.screens.welcome:WelcomeScreen"
 
 
 def screen_class(target: str) -> Callable[[UiContext], Screen]:
@@ -50,6 +55,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Strata")
         self.setWindowIcon(app_icon())
         self.screens: dict[str, Screen] = {}
+        self.welcome: Screen | None = None
+        self.quick = QuickPopup(self.open_hit)
 
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
@@ -106,6 +113,8 @@ class MainWindow(QMainWindow):
         self.loading.deleteLater()
         self._set_screens_enabled(True)
         self.sidebar.currentRowChanged.connect(self._show_row)
+        self.sidebar.itemClicked.connect(lambda item: self._show_row(self.sidebar.row(item)))
+        self.quick.set_memory(self.ctx.service("memory"))
         keys = [k for k, _, _ in SCREENS]
         last = "search" if to_search else QSettings().value("window/screen", "search")
         self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
@@ -115,6 +124,21 @@ class MainWindow(QMainWindow):
             self.focus_search(typed if typed.strip() else None)
             if typed.strip():
                 self.screens["search"].query_edit.setCursorPosition(cursor)  # type: ignore[attr-defined]
+
+    def show_welcome(self) -> Screen | None:
+        """First run: the welcome page in place of the current screen (unless a search is under way)."""
+        if not self.ready:
+            return None
+        search = self.screens["search"]
+        if getattr(search, "query_edit", None) is not None and search.query_edit.text().strip():  # type: ignore[attr-defined]
+            return None  # the user is already searching; do not pull the page from under them
+        if self.welcome is None:
+            self.welcome = screen_class(WELCOME)(self.ctx)
+            self.welcome.setObjectName("screen_welcome")
+            self.stack.addWidget(self.welcome)
+        self.stack.setCurrentWidget(self.welcome)
+        self.welcome.activate()
+        return self.welcome
 
     def show_failure(self, text: str) -> None:
         """The services could not open: say why in place of the screens."""
@@ -150,10 +174,12 @@ class MainWindow(QMainWindow):
         if self.sidebar.currentRow() != row:
             self.sidebar.setCurrentRow(row)
         else:
-            self.screens[key].activate()
+            self._show_row(row)  # also leaves the welcome page
         return self.screens[key]
 
     def current_key(self) -> str:
+        if self.welcome is not None and self.stack.currentWidget() is self.welcome:
+            return "welcome"
         row = self.sidebar.currentRow()
         return SCREENS[row][0] if row >= 0 else "search"
 
@@ -166,6 +192,20 @@ class MainWindow(QMainWindow):
             return
         screen = self.show_screen("search")
         screen.focus_query(text)  # type: ignore[attr-defined]
+
+    def quick_search(self, text: str = "") -> None:
+        """The popup (tray, `strata quick`): search without bringing the whole window up."""
+        self.quick.popup(text)
+
+    def open_hit(self, hit: Any, text: str) -> None:
+        """Enter in the quick popup: the window on Search with that query, the chosen hit opened."""
+        self.focus_search(text or None)
+        if not self.ready:
+            return
+        screen = self.screens["search"]
+        detail = getattr(screen, "detail", None)
+        if detail is not None:
+            detail.show_hit(hit, query_terms(text))
 
     def bring_to_front(self) -> None:
         if self.isMinimized():
@@ -185,7 +225,7 @@ class MainWindow(QMainWindow):
     def save_state(self) -> None:
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
-        if self.ready:
+        if self.ready and self.current_key() != "welcome":
             settings.setValue("window/screen", self.current_key())
         settings.sync()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication, QInputDialog, QMenu, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from app.ui.icons import app_icon
 from app.ui.main_window import MainWindow
@@ -27,10 +27,8 @@ class Tray(QSystemTrayIcon):
             self.quick_search()
 
     def quick_search(self) -> None:
-        """A small prompt; Enter opens the window on Search with the query already run."""
-        text, ok = QInputDialog.getText(None, "Strata quick search", "Search your memory:")
-        if ok:
-            self.window.focus_search(text.strip() or None)
+        """The always-on-top popup with live results; Enter opens the hit in the window."""
+        self.window.quick_search()
 
 
 def install_tray(window: MainWindow) -> Tray | None:

@@ -1,0 +1,103 @@
+"""Scheduled jobs as people read them: plain names, "every 60 min", paused state kept per data dir.
+
+Pausing is the app's own choice (the desktop app hosts the scheduler): the paused job ids are kept
+in `<data dir>/ui-paused-jobs.json` and applied each time the app's scheduler starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+PAUSED_FILE = "ui-paused-jobs.json"
+# Job ids (app.services.*, forgetting.schedule) → what they do, in the user's words.
+LABELS = {
+    "forgetting": "Tidy old messages into summaries (forgetting)",
+    "insights.generate": "Find insights in new messages",
+    "memory-files-refresh": "Refresh the memory files",
+    "index-repair": "Check and repair the search index",
+    "index-reembed": "Re-embed after a model change",
+}
+CONNECTOR_PREFIX = "connector-sync:"
+# Internal plumbing the user has no reason to pause (proves the host is alive between runs).
+HIDDEN = frozenset({"forgetting-heartbeat"})
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    id: str
+    label: str
+    schedule: str
+    next_run: datetime | None
+    paused: bool
+
+
+def label_for(job_id: str, name: str = "") -> str:
+    if job_id in LABELS:
+        return LABELS[job_id]
+    if job_id.startswith(CONNECTOR_PREFIX):
+        return f"Sync the {job_id[len(CONNECTOR_PREFIX) :]} connector"
+    return name or job_id
+
+
+def schedule_text(trigger: Any) -> str:
+    """'every 60 min', 'every 2 h', 'every 30 s' for interval triggers; the trigger's text otherwise."""
+    interval = getattr(trigger, "interval", None)
+    if isinstance(interval, timedelta):
+        seconds = int(interval.total_seconds())
+        if seconds % 3600 == 0 and seconds >= 7200:
+            return f"every {seconds // 3600} h"
+        if seconds % 60 == 0:
+            return f"every {seconds // 60} min"
+        return f"every {seconds} s"
+    return str(trigger)
+
+
+def job_rows(scheduler: Any, paused: set[str]) -> list[JobRow]:
+    rows = []
+    for job in scheduler.get_jobs():
+        if job.id in HIDDEN:
+            continue
+        next_run = getattr(job, "next_run_time", None)
+        rows.append(
+            JobRow(
+                id=job.id,
+                label=label_for(job.id, job.name),
+                schedule=schedule_text(job.trigger),
+                next_run=next_run,
+                paused=job.id in paused or next_run is None,
+            )
+        )
+    return sorted(rows, key=lambda r: r.label.lower())
+
+
+class PausedJobs:
+    """The set of job ids the user paused, stored next to the data it concerns."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = Path(data_dir) / PAUSED_FILE
+
+    def load(self) -> set[str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return set()  # absent or damaged: nothing paused (jobs run, as by default)
+        return {str(i) for i in data.get("paused", [])} if isinstance(data, dict) else set()
+
+    def save(self, ids: set[str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=PAUSED_FILE, suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"paused": sorted(ids)}, handle)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
