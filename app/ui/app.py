@@ -8,6 +8,7 @@ and built on a worker thread once the window is on screen, and the screens attac
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -133,7 +134,17 @@ def run_app(
 
     QTimer.singleShot(0, interactive)
     app.aboutToQuit.connect(host.shutdown)
+    quit_on_terminate(app)
     return app.exec()
+
+
+def quit_on_terminate(app: QApplication) -> None:
+    """SIGTERM (logout, `kill`) quits like the menu does: writes finish, the instance token goes."""
+    signal.signal(signal.SIGTERM, lambda *_: app.quit())
+    # Python runs signal handlers only between bytecodes; a light tick lets it while Qt waits.
+    tick = QTimer(app)
+    tick.timeout.connect(lambda: None)
+    tick.start(300)
 
 
 class AppHost:
@@ -155,6 +166,7 @@ class AppHost:
         return True
 
     def command(self, command: str, text: str) -> None:
+        trace("command", command)
         if command == "quick":
             self.window.quick_search(text)
         else:

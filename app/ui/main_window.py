@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.context import UiContext
-from app.ui.icons import app_icon
 from app.ui.highlight import query_terms
+from app.ui.icons import app_icon
 from app.ui.loading import LoadingPage
 from app.ui.quick_popup import QuickPopup
 from app.ui.screens.base import Screen

@@ -147,7 +147,12 @@ def report(missing: MissingLibraries, log_dir: Path | None) -> str:
         first = "Install: sudo apt install " + " ".join(missing.debian)
         try:
             subprocess.run(
-                [notify, "--app-name=Strata", "Strata cannot open its window", first + "\n(see the terminal or log)"],
+                [
+                    notify,
+                    "--app-name=Strata",
+                    "Strata cannot open its window",
+                    first + "\n(see the terminal or log)",
+                ],
                 timeout=5,
                 check=False,
                 capture_output=True,

@@ -191,7 +191,7 @@ def hit_text(hit: Any) -> str:
     """Two lines: the matched text, then who · where · when."""
     content = " ".join((hit.content or "").split())
     if len(content) > SNIPPET_CHARS:
-        content = content[: SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+        content = content[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
     where = source_label(hit.platform, hit.channel)
     if hit.kind == "chunk":  # a knowledge-base document: its file name, not "knowledge_base · #…"
         where = str(hit.extra.get("file_name") or hit.channel or "document")

@@ -53,15 +53,28 @@ def _merge(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
 
 
 def dumps(data: dict[str, Any], prefix: str = "") -> str:
-    """A small TOML writer for what settings hold: scalars, lists of scalars, nested tables."""
-    lines = [f"{_key(k)} = {_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    """A small TOML writer for what settings hold: scalars, lists, nested tables, arrays of tables."""
+    lines = [
+        f"{_key(k)} = {_value(v)}" for k, v in data.items() if not isinstance(v, dict) and not _is_tables(v)
+    ]
     for key, value in data.items():
+        name = f"{prefix}{_key(key)}"
         if isinstance(value, dict):
-            name = f"{prefix}{_key(key)}"
             lines.append("")
             lines.append(f"[{name}]")
             lines.append(dumps(value, prefix=f"{name}.").rstrip("\n"))
+        elif _is_tables(value):
+            # e.g. [[forgetting.retention]]: one table per rule (None fields are left out).
+            for table in value:
+                lines.append("")
+                lines.append(f"[[{name}]]")
+                body = {k: v for k, v in table.items() if v is not None}
+                lines.append(dumps(body, prefix=f"{name}.").rstrip("\n"))
     return "\n".join(line for line in lines).strip("\n") + "\n"
+
+
+def _is_tables(value: Any) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def _key(key: str) -> str:

@@ -69,7 +69,9 @@ def send(data_dir: Path, command: str, *, text: str = "", timeout_ms: int = CONN
 class InstanceServer(QObject):
     """Listens for commands from later `strata` processes; calls `handler(command, text)`."""
 
-    def __init__(self, data_dir: Path, handler: Callable[[str, str], None], parent: QObject | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, handler: Callable[[str, str], None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.data_dir = Path(data_dir)
         self.handler = handler
@@ -79,6 +81,7 @@ class InstanceServer(QObject):
         self.server.newConnection.connect(self._accept)
         self.token = secrets.token_urlsafe(24)
         self.received: list[tuple[str, str]] = []
+        self._peers: set[QLocalSocket] = set()  # held here so no wrapper outlives its socket
 
     def listen(self) -> bool:
         """Start listening; a socket left by a crashed app (nobody answers on it) is replaced."""
@@ -97,6 +100,9 @@ class InstanceServer(QObject):
         return True
 
     def close(self) -> None:
+        for sock in list(self._peers):
+            sock.abort()
+        self._peers.clear()
         self.server.close()
         path = self.data_dir / TOKEN_FILE
         with contextlib.suppress(OSError):
@@ -106,8 +112,9 @@ class InstanceServer(QObject):
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
             sock = self.server.nextPendingConnection()
+            self._peers.add(sock)
             sock.readyRead.connect(lambda s=sock: self._read(s))
-            sock.disconnected.connect(sock.deleteLater)
+            sock.disconnected.connect(lambda s=sock: self._peers.discard(s))
 
     def _read(self, sock: QLocalSocket) -> None:
         if not sock.canReadLine():

@@ -41,12 +41,12 @@ def test_screenshot_every_screen(qtbot, services, tmp_path):
 def test_settings_saves_choices_to_settings_file(qtbot, services):
     window = open_window(qtbot, services)
     screen = window.show_screen("settings")
-    screen.provider.setCurrentText("hashing")
+    screen.provider.setCurrentIndex(screen.provider.findData("local"))
     screen.llm_base_url.setText("http://127.0.0.1:9/v1")
     screen.save_models()
     qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
     text = services.settings.layout.settings_file.read_text(encoding="utf-8")
-    assert 'provider = "hashing"' in text and 'base_url = "http://127.0.0.1:9/v1"' in text
+    assert 'provider = "local"' in text and 'base_url = "http://127.0.0.1:9/v1"' in text
     token = services.settings.layout.token_file
     token.write_text("secret-token\n", encoding="utf-8")
     screen.integrations.copy_token.click()

@@ -1,9 +1,11 @@
-"""Settings screen: data dir, embeddings, LLM endpoint, API server, MCP install, privacy, schedules."""
+"""Settings screen, people first: you (names, theme), retention, schedules; then storage, models,
+API server, MCP install and privacy. Nothing here needs hand-editing settings.toml."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -17,8 +19,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -30,8 +30,21 @@ from app.ui.screens.settings_backup import BackupRow
 from app.ui.screens.settings_integrations import IntegrationsSection
 from app.ui.screens.settings_llm_key import LlmKeyRow
 from app.ui.screens.settings_privacy import PrivacySection
+from app.ui.screens.settings_retention import RetentionSection
+from app.ui.screens.settings_schedules import SchedulesSection
+from app.ui.screens.settings_you import YouSection
 from app.ui.settings_file import update_settings_file
-from app.ui.widgets import muted
+from app.ui.toast import FloatingBanner
+
+# Providers a person chooses from (the hashing embedder exists for tests only and is not offered).
+PROVIDERS = {
+    "local": "On this computer: MiniLM, English (fast)",
+    "multilingual": "On this computer: multilingual-e5-small (many languages, slower)",
+    "openai": "An OpenAI-compatible service (sends text to it)",
+}
+
+
+_SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse
 
 
 class SettingsScreen(Screen):
@@ -47,6 +60,13 @@ class SettingsScreen(Screen):
         scroll.setWidget(inner)
         self.outer.addWidget(scroll, 1)
         settings = ctx.settings
+        self.floating = FloatingBanner(self.banner, self)
+        self.you = YouSection(self)
+        self.form_area.addWidget(self.you)
+        self.retention = RetentionSection(self)
+        self.form_area.addWidget(self.retention)
+        self.schedules = SchedulesSection(self)
+        self.form_area.addWidget(self.schedules)
         self._build_storage(settings)
         self._build_models(settings)
         self._build_api(settings)
@@ -54,15 +74,24 @@ class SettingsScreen(Screen):
         self.form_area.addWidget(self.integrations)
         self.privacy = PrivacySection(self)
         self.form_area.addWidget(self.privacy)
-        self._build_schedules()
         self.form_area.addStretch(1)
 
     def reload(self) -> None:
         self.refresh_server_status()
+        self.you.reload()
+        self.schedules.reload()
         self.integrations.reload()
         self.llm_key.reload()
         self.privacy.reload()
-        self._load_jobs()
+        memory = self.ctx.service("memory")
+        if memory is not None:
+            self.query(memory.stats, self._show_stats)
+
+    def _show_stats(self, stats: dict[str, Any]) -> None:
+        # The model search really uses (a pending switch keeps the old one until re-embedded).
+        model, dims = stats.get("embedding_model"), stats.get("embedding_dimensions")
+        self.model_in_use.setText(f"{model} ({dims} dimensions)" if model else "unknown")
+        self.retention.set_platforms(list((stats.get("by_platform") or {}).keys()))
 
     # --- sections --------------------------------------------------------------------------
     def group(self, title: str) -> QFormLayout:
@@ -83,7 +112,13 @@ class SettingsScreen(Screen):
     def _build_models(self, settings: Any) -> None:
         form = self.group("Embeddings and LLM (applied at next start)")
         self.provider = QComboBox()
-        self.provider.addItems(["local", "multilingual", "openai", "hashing"])
+        self.provider.setObjectName("embedding_provider")
+        for key, label in PROVIDERS.items():
+            self.provider.addItem(label, key)
+        self.provider.currentIndexChanged.connect(lambda _i: self._provider_changed())
+        self.model_in_use = QLabel("…")
+        self.model_in_use.setObjectName("model_in_use")
+        self.model_in_use.setTextInteractionFlags(self.model_in_use.textInteractionFlags() | _SELECTABLE)
         self.embed_model = QLineEdit()
         self.embed_base_url = QLineEdit()
         self.embed_base_url.setPlaceholderText("https://api.openai.com/v1 or a local server")
@@ -92,18 +127,20 @@ class SettingsScreen(Screen):
         self.llm_base_url.setPlaceholderText("http://127.0.0.1:8080/v1")
         self.llm_model = QLineEdit()
         if settings is not None:
-            self.provider.setCurrentText(settings.embedding.provider)
+            provider = settings.embedding.provider
+            if provider not in PROVIDERS:  # set outside the app (tests, STRATA_EMBEDDING__PROVIDER)
+                self.provider.addItem(f"{provider} (set in settings.toml or the environment)", provider)
+            self.provider.setCurrentIndex(self.provider.findData(provider))
             self.embed_model.setText(settings.embedding.model)
             self.embed_base_url.setText(settings.embedding.base_url or "")
             self.llm_enabled.setChecked(settings.llm.enabled)
             self.llm_base_url.setText(settings.llm.base_url or "")
             self.llm_model.setText(settings.llm.model)
+        form.addRow("Search model in use", self.model_in_use)
         form.addRow("Embedding provider", self.provider)
-        form.addRow(
-            muted("local = offline MiniLM (384-d) · openai = any compatible endpoint · hashing = test")
-        )
-        form.addRow("Embedding model", self.embed_model)
-        form.addRow("Embedding base URL", self.embed_base_url)
+        form.addRow("Service model", self.embed_model)
+        form.addRow("Service base URL", self.embed_base_url)
+        self._provider_changed()
         form.addRow(self.llm_enabled)
         form.addRow("LLM base URL", self.llm_base_url)
         form.addRow("LLM model", self.llm_model)
@@ -134,27 +171,20 @@ class SettingsScreen(Screen):
         form.addRow("Status", self.api_status)
         self.api_form = form
 
-    def _build_schedules(self) -> None:
-        box = QGroupBox("Schedules")
-        layout = QVBoxLayout(box)
-        self.jobs = QTableWidget(0, 3)
-        self.jobs.setHorizontalHeaderLabels(["Job", "Schedule", "Next run"])
-        self.jobs.horizontalHeader().setStretchLastSection(True)
-        self.jobs.setMinimumHeight(120)
-        layout.addWidget(self.jobs)
-        layout.addWidget(
-            muted("Jobs run in this app (or in `strata serve` when headless), one at a time each.")
-        )
-        self.form_area.addWidget(box)
-
     # --- behaviour -------------------------------------------------------------------------
+    def _provider_changed(self) -> None:
+        # The model name and URL only mean something for a service; the local models are fixed.
+        service = self.provider.currentData() == "openai"
+        self.embed_model.setEnabled(service)
+        self.embed_base_url.setEnabled(service)
+
     def save_models(self) -> None:
         settings = self.ctx.settings
         if settings is None:
             return
         updates = {
             "embedding": {
-                "provider": self.provider.currentText(),
+                "provider": self.provider.currentData(),
                 "model": self.embed_model.text().strip() or None,
                 "base_url": self.embed_base_url.text().strip() or None,
             },
@@ -221,20 +251,6 @@ class SettingsScreen(Screen):
             self.api_status.setText(f"running on 127.0.0.1:{api.port}")
         else:
             self.api_status.setText("stopped")
-
-    def _load_jobs(self) -> None:
-        scheduler = getattr(self.ctx.hosting, "scheduler", None)
-        if scheduler is None:
-            return
-        self.query(scheduler.jobs, self._show_jobs)
-
-    def _show_jobs(self, jobs: list[tuple[str, str, Any]]) -> None:
-        self.jobs.setRowCount(len(jobs))
-        for row, (job_id, name, next_run) in enumerate(jobs):
-            self.jobs.setItem(row, 0, QTableWidgetItem(job_id))
-            self.jobs.setItem(row, 1, QTableWidgetItem(name))
-            when = next_run.strftime("%Y-%m-%d %H:%M") if next_run is not None else "paused"
-            self.jobs.setItem(row, 2, QTableWidgetItem(when))
 
     def confirm(self, title: str, text: str) -> bool:
         answer = QMessageBox.question(self, title, text)

@@ -29,7 +29,12 @@ from app.ui.events import MESSAGES
 from app.ui.screens.base import Screen
 from app.ui.widgets import muted
 
-EXAMPLE_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget decision", "grandma's birthday")
+EXAMPLE_QUERIES = (
+    "when is the launch?",
+    "who is fixing the login bug",
+    "budget decision",
+    "grandma's birthday",
+)
 
 # (format, where the user finds the export). Kept in step with docs/importers.md.
 EXPORTS: tuple[tuple[str, str], ...] = (
@@ -151,7 +156,9 @@ class WelcomeScreen(Screen):
             row.addWidget(button)
         row.addStretch(1)
         layout.addLayout(row)
-        layout.addWidget(muted("Anywhere on your desktop: bind a shortcut to `strata quick` for a search popup."))
+        layout.addWidget(
+            muted("Anywhere on your desktop: bind a shortcut to `strata quick` for a search popup.")
+        )
         return box
 
     # --- actions ----------------------------------------------------------------------------

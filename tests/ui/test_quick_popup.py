@@ -1,0 +1,77 @@
+"""The quick-search popup: live results off the GUI thread, ↑/↓ + Enter opens the hit, Esc hides."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from app.ui.quick_popup import hit_text
+from tests.ui.helpers import open_window, seed, settle
+
+
+def test_typing_shows_live_results_and_enter_opens_the_hit_in_the_window(qtbot, services):
+    seed(services)
+    window = open_window(qtbot, services)
+    window.show_screen("memory")
+    popup = window.quick
+    window.quick_search()
+    qtbot.waitExposed(popup)
+    flags = popup.windowFlags()
+    assert flags & Qt.WindowType.WindowStaysOnTopHint and flags & Qt.WindowType.FramelessWindowHint
+    assert popup.edit.hasFocus() or popup.focusWidget() is popup.edit
+    qtbot.keyClicks(popup.edit, "budget")
+    qtbot.waitUntil(lambda: popup.results.count() > 0, timeout=5000)
+    settle(qtbot)
+    assert popup.results.count() >= 2
+    assert all("budget" in h.content.lower() for h in popup.hits[:2])
+    assert popup.results.currentRow() == 0
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Down)
+    assert popup.results.currentRow() == 1
+    chosen = popup.hits[1]
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+    assert not popup.isVisible()
+    assert window.current_key() == "search"
+    search = window.screens["search"]
+    assert search.query_edit.text() == "budget"
+    assert search.detail.hit is not None and search.detail.hit.id == chosen.id
+    settle(qtbot)
+    assert window.ctx.guard.violations == []
+
+
+def test_escape_hides_and_stale_answers_are_dropped(qtbot, services):
+    seed(services)
+    window = open_window(qtbot, services)
+    popup = window.quick
+    popup.popup("budget")
+    qtbot.waitUntil(lambda: popup.results.count() > 0, timeout=5000)
+    popup.edit.setText("charger")
+    popup.run_search()
+    popup.edit.setText("deploy pipeline")
+    popup.run_search()  # the "charger" answer arrives after this one was asked: it must not show
+    settle(qtbot)
+    assert "deploy" in popup.hits[0].content.lower()
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Escape)
+    assert not popup.isVisible()
+
+
+def test_popup_before_the_services_waits_then_searches(qtbot, services):
+    from app.ui.app import attach, build_window
+
+    seed(services)
+    window = build_window(None)
+    qtbot.addWidget(window)
+    window.quick_search("budget")
+    assert "Opening" in window.quick.status.text()
+    attach(window, services)
+    qtbot.waitUntil(lambda: window.quick.results.count() > 0, timeout=5000)
+
+
+def test_hit_text_shows_who_where_when_and_a_short_snippet():
+    from tests.conftest import NOW_MS
+
+    class Hit:
+        kind, platform, channel, person, timestamp, extra = "message", "slack", "general", "anna", NOW_MS, {}
+        content = "word " * 80
+
+    first, second = hit_text(Hit()).split("\n")
+    assert len(first) <= 141 and first.endswith("…")
+    assert second.startswith("anna · slack · #general · 2026-11-")
