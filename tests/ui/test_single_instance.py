@@ -57,7 +57,7 @@ def test_strata_quick_signals_the_running_app(qtbot, tmp_path):
     try:
         proc = _strata(tmp_path, data, "quick", "budget")
         qtbot.waitUntil(lambda: proc.poll() is not None, timeout=60_000)
-        out, err = proc.communicate()
+        _out, err = proc.communicate()
         assert proc.returncode == 0, err
         assert got == [("quick", "budget")]
         assert "already running" in _flat(err) and "quick search" in _flat(err)
@@ -126,12 +126,12 @@ def test_second_strata_ui_raises_the_first_and_quick_opens_its_popup(tmp_path):
     try:
         wait_for("services")
         second = _strata(tmp_path, data, "ui")
-        out, err = second.communicate(timeout=60)
+        _out, err = second.communicate(timeout=60)
         assert second.returncode == 0, err
         assert "brought its window to the front" in _flat(err)
         wait_for("command", "show")
         quick = _strata(tmp_path, data, "quick")
-        out, err = quick.communicate(timeout=60)
+        _out, err = quick.communicate(timeout=60)
         assert quick.returncode == 0 and "quick search" in _flat(err), err
         wait_for("command", "quick")
         wait_for("welcome")  # the empty data dir opened on the welcome page

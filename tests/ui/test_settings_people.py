@@ -1,0 +1,141 @@
+"""Settings, people first: your names, theme, retention per channel, job pause/resume, the model
+in use, no test-only embedder on offer, and notices that float and go away."""
+
+from __future__ import annotations
+
+import tomllib
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QScrollArea
+
+from app.core.settings import load_settings
+from app.ui.app import AppHost
+from app.ui.hosting import SchedulerHost
+from app.ui.job_control import PausedJobs
+from app.ui.theme import is_dark
+from tests.ui.helpers import open_window, seed, settle
+
+
+def _settings(qtbot, services):
+    window = open_window(qtbot, services)
+    return window, window.show_screen("settings")
+
+
+def test_my_names_are_saved_for_open_loops(qtbot, services):
+    window, screen = _settings(qtbot, services)
+    screen.you.names.setText(" alex ,Alex Kim,, alex@example.com ")
+    screen.you.save_names()
+    qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
+    assert services.insights.me()[:3] == ("alex", "Alex Kim", "alex@example.com")
+    screen.you.names.setText(" , ")
+    screen.you.save_names()
+    assert screen.banner.kind == "error"  # nothing sent, nothing lost
+    assert services.insights.me()[0] == "alex"
+    settle(qtbot)
+    assert window.ctx.guard.violations == []
+
+
+def test_theme_choice_applies_at_once_and_is_remembered(qtbot, services):
+    _window, screen = _settings(qtbot, services)
+    screen.you.theme.setCurrentIndex(screen.you.theme.findData("dark"))
+    assert is_dark(QApplication.instance())
+    assert QSettings().value("ui/theme") == "dark"
+    screen.you.theme.setCurrentIndex(screen.you.theme.findData("light"))
+    assert not is_dark(QApplication.instance())
+
+
+def test_model_in_use_is_shown_and_hashing_is_not_a_choice(qtbot, services):
+    _window, screen = _settings(qtbot, services)
+    qtbot.waitUntil(lambda: screen.model_in_use.text() != "…", timeout=5000)
+    assert screen.model_in_use.text().startswith(services.embedder.model_id)
+    assert "text-embedding-3-small" not in screen.model_in_use.text()
+    offered = [screen.provider.itemData(i) for i in range(screen.provider.count())]
+    assert offered[:3] == ["local", "multilingual", "openai"]
+    # These tests run on the hashing embedder: shown as what is set, not offered as a choice.
+    assert "settings.toml" in screen.provider.itemText(3)
+    screen.provider.setCurrentIndex(0)
+    assert not screen.embed_model.isEnabled()  # a local model has no name to type
+    screen.provider.setCurrentIndex(2)
+    assert screen.embed_model.isEnabled()
+
+
+def test_retention_rules_are_written_and_load_back(qtbot, services):
+    seed(services)
+    _window, screen = _settings(qtbot, services)
+    qtbot.waitUntil(lambda: "slack" in screen.retention.platforms, timeout=5000)
+    section = screen.retention
+    row = section.add_rule({"channel": "general", "platform": "slack", "keep_forever": True})
+    assert row == 0
+    row = section.add_rule({"channel": "#random", "keep_forever": False})
+    section.table.item(row, 3).setText("0,6")
+    section.save()
+    qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
+    path = services.settings.layout.settings_file
+    rules = load_settings(services.settings.data_dir).forgetting.retention
+    assert [(r.channel, r.platform, r.keep_forever) for r in rules] == [
+        ("general", "slack", True),
+        ("random", None, False),
+    ]
+    assert rules[1].short_to_mid_threshold == 0.6
+    section.table.item(row, 4).setText("2")
+    section.save()
+    assert screen.banner.kind == "error" and "0 to 1" in screen.banner.text()
+    assert len(tomllib.loads(path.read_text(encoding="utf-8"))["forgetting"]["retention"]) == 2
+    section.table.selectRow(1)
+    section.remove_selected()
+    section.table.selectRow(0)
+    section.remove_selected()
+    section.save()
+    settle(qtbot)
+    assert load_settings(services.settings.data_dir).forgetting.retention == []
+
+
+def test_jobs_have_plain_names_and_pause_survives_a_restart(qtbot, services):
+    window, screen = _settings(qtbot, services)
+    host = AppHost(window)
+    host.scheduler = SchedulerHost(services)
+    host.scheduler.start()
+    window.ctx.hosting = host
+    try:
+        screen.reload()
+        qtbot.waitUntil(lambda: screen.schedules.table.rowCount() > 0, timeout=5000)
+        labels = [screen.schedules.table.item(r, 0).text() for r in range(screen.schedules.table.rowCount())]
+        assert "Find insights in new messages" in labels
+        assert not any(label.endswith("…") or "." in label.split()[0] for label in labels)
+        assert "heartbeat" not in " ".join(labels).lower()
+        row = labels.index("Find insights in new messages")
+        screen.schedules.table.selectRow(row)
+        assert screen.schedules.toggle_button.text() == "Pause"
+        screen.schedules.toggle_button.click()
+        qtbot.waitUntil(lambda: screen.schedules.table.item(row, 3).text() == "Paused", timeout=5000)
+        assert host.scheduler.scheduler.get_job("insights.generate").next_run_time is None
+        assert PausedJobs(services.settings.data_dir).load() == {"insights.generate"}
+    finally:
+        host.scheduler.stop()
+    again = SchedulerHost(services)  # the next start of the app
+    try:
+        again.start()
+        assert again.scheduler.get_job("insights.generate").next_run_time is None
+        again.set_paused("insights.generate", False)
+        assert again.scheduler.get_job("insights.generate").next_run_time is not None
+        assert PausedJobs(services.settings.data_dir).load() == set()
+    finally:
+        again.stop()
+    settle(qtbot)
+    assert window.ctx.guard.violations == []
+
+
+def test_notices_float_over_the_page_and_go_away(qtbot, services):
+    _window, screen = _settings(qtbot, services)
+    scroll_top = screen.findChild(QScrollArea)
+    before = scroll_top.geometry()
+    screen.banner.show_message("Saved.", "ok")
+    assert screen.banner.isVisible()
+    assert scroll_top.geometry() == before  # nothing pushed down
+    assert screen.floating.timer.isActive()
+    screen.floating.timer.timeout.emit()  # the timeout, without waiting six seconds
+    assert not screen.banner.isVisible()
+    screen.banner.show_message("Broken.", "error")
+    assert screen.floating.timer.interval() > 6_000  # errors stay long enough to read
+    qtbot.mouseClick(screen.banner, Qt.MouseButton.LeftButton)
+    assert not screen.banner.isVisible()
