@@ -137,6 +137,7 @@ class MainWindow(QMainWindow):
             self.welcome.setObjectName("screen_welcome")
             self.stack.addWidget(self.welcome)
         self.stack.setCurrentWidget(self.welcome)
+        self.sidebar.clearSelection()  # no sidebar page is showing; a click on any leaves this one
         self.welcome.activate()
         return self.welcome
 

@@ -54,6 +54,9 @@ class QuickPopup(QWidget):
         layout.addWidget(self.edit)
         self.results = QListWidget()
         self.results.setWordWrap(True)
+        # Long snippets wrap inside the popup's width instead of scrolling sideways.
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # typing never leaves the box
         self.results.setStyleSheet("QListWidget{border:none;} QListWidget::item{padding:6px 4px;}")
         self.results.itemActivated.connect(lambda _item: self.open_current())

@@ -147,6 +147,10 @@ def _import(window: MainWindow) -> QWidget:
     return ImportWizard(_screen(window, "connectors"))
 
 
+# The shell's own pages (welcome, quick popup, Settings sections) register from their module.
+import app.ui.screenshots_shell  # noqa: E402, F401
+
+
 # --- building the demo and rendering ----------------------------------------------------------
 def _app() -> QApplication:
     app = QApplication.instance()
@@ -249,4 +253,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run the importable copy, where modules like screenshots_shell registered their shots.
+    from app.ui import screenshots as registry
+
+    raise SystemExit(registry.main())
