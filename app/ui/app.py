@@ -116,6 +116,8 @@ def run_app(
     host = AppHost(window)
     if data_dir is not None:
         host.listen(data_dir)
+    if start == "quick":
+        trace("popup")
     if start == "quick" and in_tray:
         window.quick_search(text)  # Spotlight-like: only the popup; the window waits in the tray
     else:

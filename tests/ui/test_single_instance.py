@@ -89,12 +89,13 @@ def test_no_running_app_means_send_says_so_quickly(tmp_path):
     assert time.monotonic() - started < 2
 
 
-def test_second_strata_ui_raises_the_first_and_quick_opens_its_popup(tmp_path):
-    """Two real `strata` processes on one data dir: the second signals the first and exits."""
+def test_quick_starts_the_app_then_later_commands_signal_it(tmp_path):
+    """Real `strata` processes on one data dir: `quick` with no app starts one on its popup; a
+    second `ui` raises it and a later `quick` opens its popup, each exiting at once."""
     data = tmp_path / "data"
     env = _env(tmp_path, STRATA_UI_TRACE="1")
     first = subprocess.Popen(
-        [sys.executable, "-m", "app", "--data-dir", str(data), "ui"],
+        [sys.executable, "-m", "app", "--data-dir", str(data), "quick"],
         cwd=PROJECT_ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -124,6 +125,7 @@ def test_second_strata_ui_raises_the_first_and_quick_opens_its_popup(tmp_path):
             assert seen.wait_for(happened, timeout), events[-20:]
 
     try:
+        wait_for("popup")
         wait_for("services")
         second = _strata(tmp_path, data, "ui")
         _out, err = second.communicate(timeout=60)

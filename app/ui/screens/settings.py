@@ -87,6 +87,10 @@ class SettingsScreen(Screen):
         if memory is not None:
             self.query(memory.stats, self._show_stats)
 
+    def focus_names(self) -> None:
+        """Where other screens send the user to say who they are (e.g. Insights → Open loops)."""
+        self.you.names.setFocus()
+
     def _show_stats(self, stats: dict[str, Any]) -> None:
         # The model search really uses (a pending switch keeps the old one until re-embedded).
         model, dims = stats.get("embedding_model"), stats.get("embedding_dimensions")
