@@ -51,7 +51,9 @@ def highlight_html(text: str, terms: list[str], colour: str) -> str:
 
 
 def snippet(text: str, terms: list[str], width: int = 220) -> str:
-    """A window of `text` around the first matched term, so long messages show the hit."""
+    """A window of `text` around the first matched term, so long messages show the hit.
+
+    The window starts and ends between words (never "evalu…"), unless a single word is longer."""
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
@@ -59,4 +61,10 @@ def snippet(text: str, terms: list[str], width: int = 220) -> str:
     hits = [lower.find(t) for t in terms if lower.find(t) >= 0]
     start = max(0, min(hits) - width // 3) if hits else 0
     end = min(len(flat), start + width)
+    if start > 0:
+        space = flat.find(" ", start, min(hits) if hits else end)
+        start = space + 1 if space >= 0 else start
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > start else end
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")

@@ -32,6 +32,7 @@ SIZES: tuple[tuple[int, int], ...] = ((1440, 900), (900, 600))
 # "Now" for the demo: a week after its last message (Saturday 21 November 2026, 12:00 UTC).
 DEMO_NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 DEMO_DOCUMENT = ("demo", "aurora-launch-plan.md")
+DEMO_DOCUMENT_ADDED = datetime(2026, 11, 10, 10, 30, tzinfo=UTC)
 DEFAULT_OUT = Path("docs") / "screenshots"
 
 Prepare = Callable[[MainWindow], QWidget | None]
@@ -73,33 +74,50 @@ def _screen(window: MainWindow, key: str) -> Any:
     return screen
 
 
+def _fresh_search(window: MainWindow) -> Any:
+    """The Search screen with no query, chips or open result left from an earlier shot."""
+    from app.ui.search_state import SearchState
+
+    screen = _screen(window, "search")
+    screen.state = SearchState()
+    screen.chip_bar.set_chips([])
+    screen.sort_combo.setCurrentIndex(0)
+    screen.detail.show_nothing()
+    return screen
+
+
+def _select_first_message(screen: Any) -> None:
+    """Open the first chat message (not a document), so the detail shows a conversation."""
+    rows = screen.model.rows
+    row = next((r for r, hit in enumerate(rows) if hit.kind == "message"), 0)
+    screen.table.selectRow(row)
+    screen.table.setFocus()
+
+
 # --- the registry: every page of the main window, then dialogs ---------------------------------
 @shot("search-empty", "search")
 def _search_empty(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.query_edit.clear()
+    screen = _fresh_search(window)
     screen.clear()
     window.sidebar.setFocus()
 
 
 @shot("search", "search")
 def _search(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.focus_query("when is the launch")
+    screen = _fresh_search(window)
+    screen.focus_query("who owns the status page")
     screen.run_search()
     settle(_app())
-    screen.table.selectRow(0)
-    screen.table.setFocus()
+    _select_first_message(screen)
 
 
 @shot("search-filtered", "search")
 def _search_filtered(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.focus_query("budget last month")
-    screen.run_search()
+    screen = _fresh_search(window)
+    screen.focus_query("budget decision this month")
+    screen.add_chip("channel", "finance")
     settle(_app())
-    screen.table.selectRow(0)
-    screen.table.setFocus()
+    _select_first_message(screen)
 
 
 @shot("insights", "insights")
@@ -173,7 +191,9 @@ def build_demo_services(data_dir: Path, embedder: Any = None) -> Any:
     load_demo(services.memory)
     document = resource_path(*DEMO_DOCUMENT)
     if services.knowledge is not None and document.exists():
+        clock.set(datetime_to_ms(DEMO_DOCUMENT_ADDED))  # added a few days before "now"
         services.knowledge.add_file(document, actor="demo")
+        clock.set(datetime_to_ms(DEMO_NOW))
     if services.insights is not None:
         services.insights.generate()
     return services

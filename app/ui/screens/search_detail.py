@@ -84,7 +84,10 @@ class DetailPane(QWidget):
         self._seq += 1
         self.hit, self.record = None, None
         self.heading.setText("")
-        self.view.setHtml("<p style='color:gray'>Select a result to see it in its conversation.</p>")
+        self.view.setHtml(
+            "<p style='color:gray'>Select a result to see it in its conversation.<br>"
+            "↑ and ↓ move through the results from the search box, Enter opens one, Esc clears.</p>"
+        )
         self._enable(False)
 
     def _enable(self, message: bool) -> None:
