@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtWidgets import QApplication
 
 from app.ui.links import message_link
@@ -251,3 +251,15 @@ def test_selected_row_keeps_highlight_readable(qtbot, window):
     # Selected rows paint white text; the highlight span sets its own dark text on the pale colour.
     assert "color:#1b1b1f" in html
     assert QApplication.palette().highlightedText().color().name() == "#ffffff"
+
+
+def test_empty_search_offers_example_queries_from_the_store(qtbot, window):
+    screen = window.screens["search"]
+    screen.reload()
+    qtbot.waitUntil(lambda: "Try:" in screen.detail.view.toPlainText(), timeout=5000)
+    top = screen.detail.examples[0]
+    assert top.split()[0] in {who for _p, _c, who, _t in CONVERSATION}
+    assert "example:" in screen.detail.view.toHtml()  # each example is a link
+    screen.detail._anchor(QUrl(f"example:{top}"))
+    assert screen.query_edit.text() == top
+    qtbot.waitUntil(lambda: screen.count_label.text() != "", timeout=5000)

@@ -214,8 +214,12 @@ class SearchScreen(Screen):
         self.debounce.start()
 
     def reload(self) -> None:
-        if self.memory is not None and self.state.text.strip():
+        if self.memory is None:
+            return
+        if self.state.text.strip():
             self.run_search()
+        else:
+            self.query(self.memory.facets, lambda facets: self.detail.set_examples(example_queries(facets)))
 
     def run_search(self) -> None:
         self._seq += 1
@@ -392,6 +396,17 @@ def count_text(shown: int, hidden: int, loose: bool) -> str:
     if hidden and not loose:
         text += f" \u00b7 {hidden} weaker match{'es' if hidden != 1 else ''} hidden"
     return text
+
+
+def example_queries(facets: Any) -> list[str]:
+    """A few queries that will find something in this store: its most active people and times."""
+    people = [name for name, _n in facets.people[:2]]
+    examples = [f"{people[0]} last week"] if people else []
+    if len(people) > 1:
+        examples.append(f"what did {people[1]} say this month")
+    if facets.people:
+        examples.append("decisions last month")
+    return examples
 
 
 def understood_chips(understood: Understood) -> list[tuple[str, str]]:

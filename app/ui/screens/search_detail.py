@@ -77,6 +77,7 @@ class DetailPane(QWidget):
         buttons.addWidget(self.open_button)
         layout.addLayout(buttons)
         self.before, self.after = CONTEXT_BEFORE, CONTEXT_AFTER
+        self.examples: list[str] = []
         self.show_nothing()
 
     # --- showing -------------------------------------------------------------------------------
@@ -84,11 +85,24 @@ class DetailPane(QWidget):
         self._seq += 1
         self.hit, self.record = None, None
         self.heading.setText("")
+        examples = ""
+        if self.examples and not self.screen.state.text.strip():
+            links = " · ".join(
+                f"<a href='example:{html.escape(e, quote=True)}'>{html.escape(e)}</a>" for e in self.examples
+            )
+            examples = f"<p>Try: {links}</p>"
         self.view.setHtml(
             "<p style='color:gray'>Select a result to see it in its conversation.<br>"
             "↑ and ↓ move through the results from the search box, Enter opens one, Esc clears.</p>"
+            + examples
         )
         self._enable(False)
+
+    def set_examples(self, examples: list[str]) -> None:
+        """Example queries built from what is stored, offered while the search box is empty."""
+        self.examples = examples
+        if self.hit is None:
+            self.show_nothing()
 
     def _enable(self, message: bool) -> None:
         for b in (self.pin_button, self.delete_button, self.narrow_button):
@@ -280,6 +294,8 @@ class DetailPane(QWidget):
     def _anchor(self, url: QUrl) -> None:
         if url.scheme() == "more":
             self.more(url.path())
+        elif url.scheme() == "example":
+            self.screen.focus_query(url.path())
         elif url.scheme() in ("http", "https"):
             QDesktopServices.openUrl(url)
 
