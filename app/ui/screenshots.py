@@ -34,6 +34,7 @@ DEMO_NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 DEMO_DOCUMENT = ("demo", "aurora-launch-plan.md")
 DEMO_DOCUMENT_ADDED = datetime(2026, 11, 10, 10, 30, tzinfo=UTC)
 DEFAULT_OUT = Path("docs") / "screenshots"
+DEMO_DATA_DIR = "strata-demo"
 
 Prepare = Callable[[MainWindow], QWidget | None]
 
@@ -91,6 +92,7 @@ def _select_first_message(screen: Any) -> None:
     rows = screen.model.rows
     row = next((r for r, hit in enumerate(rows) if hit.kind == "message"), 0)
     screen.table.selectRow(row)
+    screen.query_edit.deselect()
     screen.table.setFocus()
 
 
@@ -224,7 +226,15 @@ def render(
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(Path(tmp) / "qs"))
         apply_theme(app, dark=False)
-        services = build_demo_services(Path(tmp) / "data", embedder)
+        out = out.resolve()
+        # A relative data dir inside the temp folder: Settings shows the same path on every run.
+        cwd = Path.cwd()
+        os.chdir(tmp)
+        try:
+            services = build_demo_services(Path(DEMO_DATA_DIR), embedder)
+        except BaseException:
+            os.chdir(cwd)
+            raise
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         window = build_window(services, debug=False)
@@ -251,6 +261,7 @@ def render(
             window.close()
             settle(app, rounds=1)
             services.close()
+            os.chdir(cwd)
     return written
 
 

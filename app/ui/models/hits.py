@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QIcon, QPixmap
 
 from app.core.domain import SearchHit
 from app.ui.formatting import channel_label, exact_time, platform_name, relative_time, source_label
@@ -57,6 +58,13 @@ def _marks(hit: SearchHit) -> str:
     if hit.kind == "summary":
         marks.append("<span style='color:gray'>Summary:</span> ")
     return "".join(marks)
+
+
+def _unselected_look(pix: QPixmap) -> QIcon:
+    """The same picture in selected rows (Qt would tint it with the selection colour)."""
+    result = QIcon(pix)
+    result.addPixmap(pix, QIcon.Mode.Selected)
+    return result
 
 
 def sort_hits(hits: list[SearchHit], order: str) -> list[SearchHit]:
@@ -135,7 +143,7 @@ class HitsModel(RowsModel[SearchHit]):
             if index.column() == self.WHO_COLUMN:
                 if hit.kind == "chunk":
                     return icon("document").pixmap(AVATAR_SIZE, AVATAR_SIZE)
-                return avatar(hit.person or who(hit) or "?", AVATAR_SIZE)
+                return _unselected_look(avatar(hit.person or who(hit) or "?", AVATAR_SIZE))
             if index.column() == self.WHERE_COLUMN:
                 mark = icon("document") if hit.kind == "chunk" else platform_icon(hit.platform)
                 return mark.pixmap(PLACE_ICON_SIZE, PLACE_ICON_SIZE)
