@@ -246,10 +246,8 @@ def render(
                     target = SHOTS[name].prepare(window)
                     if isinstance(target, QDialog):
                         target.setModal(False)
-                        target.resize(
-                            min(target.sizeHint().width(), width), min(target.sizeHint().height(), height)
-                        )
-                        target.show()
+                        target.show()  # the size a person sees, capped to the window's
+                        target.resize(min(target.width(), width), min(target.height(), height))
                     settle(app)
                     path = out / f"{name}-{width}x{height}.png"
                     (target or window).grab().save(str(path))
