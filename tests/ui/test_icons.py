@@ -5,12 +5,23 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.ui.icons import PLATFORM_ICONS, SCREEN_ICONS, avatar, avatar_colour, icon, icon_img, icon_names, pixmap
+from app.ui.icons import (
+    PLATFORM_ICONS,
+    SCREEN_ICONS,
+    avatar,
+    avatar_colour,
+    icon,
+    icon_img,
+    icon_names,
+    pixmap,
+)
 from app.ui.theme import apply_theme
 
 
 def _painted(image) -> int:
-    return sum(1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).alpha() > 0)
+    return sum(
+        1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).alpha() > 0
+    )
 
 
 def test_every_shipped_icon_renders(qapp):
