@@ -48,7 +48,7 @@ def test_highlight_escapes_and_marks_terms_case_insensitively():
     terms = query_terms('The Budget "<b>" 预算')
     assert "the" not in terms and "budget" in terms and "预算" in terms
     out = highlight_html("Q3 budget <draft> BUDGET 预算表", terms, "#ff0")
-    assert out.count('<span style="background:#ff0;">') == 3
+    assert out.count('<span style="background:#ff0;color:#1b1b1f;">') == 3
     assert "&lt;draft&gt;" in out
 
 
@@ -56,3 +56,22 @@ def test_snippet_centres_on_first_hit():
     text = "filler " * 100 + "the deadline is friday " + "tail " * 50
     cut = snippet(text, ["deadline"], width=80)
     assert "deadline" in cut and cut.startswith("…") and len(cut) <= 82
+
+
+def test_snippet_never_cuts_a_word_in_half():
+    text = "preamble " * 40 + "the results were evaluated against the deadline target " + "appendix " * 40
+    cut = snippet(text, ["deadline"], width=70)
+    words = set(text.split())
+    assert all(w in words for w in cut.strip("…").split()), cut
+
+
+def test_custom_date_values():
+    from app.ui.search_state import date_bounds
+
+    now = 1_795_000_000_000  # late November 2026
+    since, until = date_bounds("last month", now)
+    assert since < until < now
+    assert date_bounds("2026-11-01..", now)[1] is None
+    for bad, why in [("last mnth", "not a period"), ("..", "has no dates"), ("2026-13-01..", "not a date")]:
+        with pytest.raises(ValueError, match=why):
+            date_bounds(bad, now)
