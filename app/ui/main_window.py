@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.context import UiContext
 from app.ui.highlight import query_terms
-from app.ui.icons import app_icon
+from app.ui.icons import SCREEN_ICONS, app_icon, icon
 from app.ui.loading import LoadingPage
 from app.ui.quick_popup import QuickPopup
 from app.ui.screens.base import Screen
@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.screens: dict[str, Screen] = {}
         self.welcome: Screen | None = None
-        self.quick = QuickPopup(self.open_hit)
+        self.quick = QuickPopup(self.open_hit, now_ms=lambda: self.ctx.clock.now_ms())
 
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         )
         self.stack = QStackedWidget()
         for _key, label, _factory in SCREENS:
-            item = QListWidgetItem(label)
+            item = QListWidgetItem(icon(SCREEN_ICONS[_key]), label)
             item.setData(Qt.ItemDataRole.UserRole, _key)
             self.sidebar.addItem(item)
         self.loading = LoadingPage()

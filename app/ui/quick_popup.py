@@ -7,6 +7,7 @@ Esc hides. The popup never owns data: it hands the hit and the query to `open_hi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from app.ui.formatting import local_time, source_label
+from app.ui.formatting import exact_time, relative_time, source_label
+from app.ui.icons import icon, platform_icon
 from app.ui.ops import QueryOp
 
 DEBOUNCE_MS = 150
@@ -26,12 +28,19 @@ SNIPPET_CHARS = 140
 class QuickPopup(QWidget):
     """The popup; `memory` may arrive later (the data dir opens in the background)."""
 
-    def __init__(self, open_hit: Callable[[Any, str], None], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        open_hit: Callable[[Any, str], None],
+        parent: QWidget | None = None,
+        *,
+        now_ms: Callable[[], int] | None = None,
+    ) -> None:
         flags = Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
         super().__init__(parent, flags)
         self.setObjectName("quick_popup")
         self.setWindowTitle("Strata quick search")
         self.open_hit = open_hit
+        self.now_ms = now_ms or (lambda: int(time.time() * 1000))
         self.memory: Any = None
         self.hits: list[Any] = []
         self._seq = 0
@@ -181,22 +190,24 @@ class QuickPopup(QWidget):
             return  # an answer to an older query: the user has typed on since
         self.hits = hits
         self.results.clear()
+        now = self.now_ms()
         for hit in hits:
-            item = QListWidgetItem(hit_text(hit))
-            item.setToolTip(local_time(hit.timestamp, with_seconds=True))
+            item = QListWidgetItem(hit_text(hit, now))
+            item.setIcon(icon("document") if hit.kind == "chunk" else platform_icon(hit.platform))
+            item.setToolTip(exact_time(hit.timestamp))
             self.results.addItem(item)
         if hits:
             self.results.setCurrentRow(0)
         self.status.setText(status or f"{len(hits)} result{'s' if len(hits) != 1 else ''} · Enter opens")
 
 
-def hit_text(hit: Any) -> str:
-    """Two lines: the matched text, then who · where · when."""
+def hit_text(hit: Any, now_ms: int) -> str:
+    """Two lines: the matched text, then who · where · when (relative; exact on hover)."""
     content = " ".join((hit.content or "").split())
     if len(content) > SNIPPET_CHARS:
         content = content[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
     where = source_label(hit.platform, hit.channel)
-    if hit.kind == "chunk":  # a knowledge-base document: its file name, not "knowledge_base · #…"
-        where = str(hit.extra.get("file_name") or hit.channel or "document")
-    meta = " · ".join(part for part in (hit.person, where, local_time(hit.timestamp)) if part)
+    if hit.kind == "chunk":  # a knowledge-base document: its file name
+        where = str(hit.extra.get("file_name") or hit.channel or "Document")
+    meta = " · ".join(part for part in (hit.person, where, relative_time(hit.timestamp, now_ms)) if part)
     return f"{content}\n{meta}" if meta else content

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.services.demo import load_demo
 from app.ui.context import UiContext
 from app.ui.events import MESSAGES
+from app.ui.icons import icon, icon_img
 from app.ui.screens.base import Screen
 from app.ui.widgets import muted
 
@@ -37,6 +38,15 @@ EXAMPLE_QUERIES = (
 )
 
 # (format, where the user finds the export). Kept in step with docs/importers.md.
+# Each format's icon in resources/icons.
+EXPORT_ICONS = {
+    "Slack": "slack",
+    "Discord": "discord",
+    "Telegram": "telegram",
+    "WhatsApp": "whatsapp",
+    "Email": "mail",
+    "JSONL": "document",
+}
 EXPORTS: tuple[tuple[str, str], ...] = (
     ("Slack", "Workspace settings → Import/Export Data → Export (a workspace admin downloads a .zip)"),
     ("Discord", "DiscordChatExporter → export a channel as JSON (one file per channel, or a folder)"),
@@ -56,6 +66,7 @@ class WelcomeScreen(Screen):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
         page = QVBoxLayout(inner)
         page.setContentsMargins(0, 0, 8, 0)
@@ -97,7 +108,7 @@ class WelcomeScreen(Screen):
             "24 short messages from a made-up team and family (Slack, Discord, Telegram). They are "
             "stored like real ones; delete them later under Memory or Search.",
         )
-        self.demo_button = QPushButton("Load the demo conversation")
+        self.demo_button = QPushButton(icon("message"), "Load the demo conversation")
         self.demo_button.setObjectName("load_demo")
         self.demo_button.clicked.connect(self.load_demo)
         layout.addWidget(self.demo_button)
@@ -109,7 +120,7 @@ class WelcomeScreen(Screen):
             "Drop PDF, Word, text or Markdown files anywhere on this page, or choose them. They go to "
             "the Knowledge Base and are searched with your messages.",
         )
-        choose = QPushButton("Choose files…")
+        choose = QPushButton(icon("document"), "Choose files…")
         choose.clicked.connect(self.choose_documents)
         layout.addWidget(choose)
         return box
@@ -119,7 +130,7 @@ class WelcomeScreen(Screen):
         table = QGridLayout()
         table.setHorizontalSpacing(14)
         for row, (name, where) in enumerate(EXPORTS):
-            label = QLabel(f"<b>{name}</b>")
+            label = QLabel(f"{icon_img(EXPORT_ICONS[name])}&nbsp;<b>{name}</b>")
             label.setTextFormat(Qt.TextFormat.RichText)
             table.addWidget(label, row, 0, Qt.AlignmentFlag.AlignTop)
             text = QLabel(where)
@@ -127,7 +138,7 @@ class WelcomeScreen(Screen):
             table.addWidget(text, row, 1)
         table.setColumnStretch(1, 1)
         layout.addLayout(table)
-        start = QPushButton("Import a file…")
+        start = QPushButton(icon("archive"), "Import a file…")
         start.setObjectName("start_import")
         start.clicked.connect(self.start_import)
         layout.addWidget(start, 0, Qt.AlignmentFlag.AlignLeft)
@@ -138,24 +149,24 @@ class WelcomeScreen(Screen):
             "Connect a live account",
             "Slack, Discord or Telegram with a bot token: new messages arrive as they are written.",
         )
-        button = QPushButton("Add a connector…")
+        button = QPushButton(icon("connectors"), "Add a connector…")
         button.clicked.connect(self.add_connector)
         layout.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
         return box
 
     def _examples(self) -> QGroupBox:
         box, layout = self._card("Then ask in plain words", "For example (after loading the demo):")
-        row = QHBoxLayout()
+        grid = QGridLayout()  # two a row: four in one row would not fit an 800-px window
         self.example_buttons: list[QPushButton] = []
-        for query in EXAMPLE_QUERIES:
-            button = QPushButton(f"\u201c{query}\u201d")
+        for index, query in enumerate(EXAMPLE_QUERIES):
+            button = QPushButton(icon("search"), f"\u201c{query}\u201d")
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.clicked.connect(lambda _=False, q=query: self.search(q))
             self.example_buttons.append(button)
-            row.addWidget(button)
-        row.addStretch(1)
-        layout.addLayout(row)
+            grid.addWidget(button, index // 2, index % 2, Qt.AlignmentFlag.AlignLeft)
+        grid.setColumnStretch(2, 1)
+        layout.addLayout(grid)
         layout.addWidget(
             muted("Anywhere on your desktop: bind a shortcut to `strata quick` for a search popup.")
         )
