@@ -64,8 +64,12 @@ def test_retention_rules_are_written_and_load_back(qtbot, services):
     _window, screen = _settings(qtbot, services)
     qtbot.waitUntil(lambda: "slack" in screen.retention.platforms, timeout=5000)
     section = screen.retention
-    row = section.add_rule({"channel": "general", "platform": "slack", "keep_forever": True})
-    assert row == 0
+    # "Add a channel" offers the stored conversations, most active first.
+    offered = [a.text() for a in section.add_menu.actions() if a.text()]
+    assert offered[0].startswith("#general · Slack") and offered[-1] == "Other channel…"
+    section.add_menu.actions()[0].trigger()
+    assert section.table.item(0, 1).text() == "general"
+    row = 0
     row = section.add_rule({"channel": "#random", "keep_forever": False})
     section.table.item(row, 3).setText("0,6")
     section.save()

@@ -86,6 +86,8 @@ class SettingsScreen(Screen):
         memory = self.ctx.service("memory")
         if memory is not None:
             self.query(memory.stats, self._show_stats)
+            if hasattr(memory, "facets"):
+                self.query(memory.facets, lambda facets: self.retention.set_known(facets.channels))
 
     def focus_names(self) -> None:
         """Where other screens send the user to say who they are (e.g. Insights → Open loops)."""
@@ -95,7 +97,6 @@ class SettingsScreen(Screen):
         # The model search really uses (a pending switch keeps the old one until re-embedded).
         model, dims = stats.get("embedding_model"), stats.get("embedding_dimensions")
         self.model_in_use.setText(f"{model} ({dims} dimensions)" if model else "unknown")
-        self.retention.set_platforms(list((stats.get("by_platform") or {}).keys()))
 
     # --- sections --------------------------------------------------------------------------
     def group(self, title: str) -> QFormLayout:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QMenu,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import InvalidInput
 from app.ui.events import SETTINGS
+from app.ui.formatting import channel_label, platform_name
 from app.ui.settings_file import update_settings_file
 from app.ui.widgets import muted
 
@@ -31,6 +33,7 @@ COLUMNS = ("Platform", "Channel", "Keep", "Short → mid at", "Mid → long at")
 ANY_PLATFORM = "any"
 # What the user picks per rule → (keep_forever, tighter/looser thresholds). Blank = engine default.
 KEEP_CHOICES = ("Keep forever", "Custom thresholds")
+KNOWN_IN_MENU = 30
 
 
 class RetentionSection(QGroupBox):
@@ -56,7 +59,12 @@ class RetentionSection(QGroupBox):
         layout.addWidget(self.table)
         row = QHBoxLayout()
         add = QPushButton("Add a channel")
-        add.clicked.connect(lambda: self.add_rule({}))
+        add.setObjectName("add_retention_rule")
+        # A menu of the conversations that hold messages (most active first), then "Other…".
+        self.add_menu = QMenu(self)
+        add.setMenu(self.add_menu)
+        self.known: list[tuple[str, str, int]] = []
+        self._fill_add_menu()
         remove = QPushButton("Remove")
         remove.clicked.connect(self.remove_selected)
         self.save_button = QPushButton("Save rules")
@@ -70,6 +78,26 @@ class RetentionSection(QGroupBox):
         settings = screen.ctx.settings
         for rule in settings.forgetting.retention if settings is not None else []:
             self.add_rule(rule.model_dump())
+
+    def set_known(self, channels: list[tuple[str, str, int]]) -> None:
+        """(platform, channel, messages) of the stored conversations, offered by "Add a channel"."""
+        self.known = channels
+        self.set_platforms(sorted({platform for platform, _channel, _n in channels}))
+        self._fill_add_menu()
+
+    def _fill_add_menu(self) -> None:
+        self.add_menu.clear()
+        for platform, channel, count in self.known[:KNOWN_IN_MENU]:
+            label = f"{channel_label(platform, channel)} · {platform_name(platform)}  ({count} messages)"
+            self.add_menu.addAction(
+                label,
+                lambda p=platform, c=channel: self.add_rule(
+                    {"platform": p, "channel": c, "keep_forever": True}
+                ),
+            )
+        if self.known:
+            self.add_menu.addSeparator()
+        self.add_menu.addAction("Other channel…", lambda: self.add_rule({}))
 
     def set_platforms(self, platforms: list[str]) -> None:
         """The platforms with stored messages, offered in each rule's picker."""
