@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+from typing import Any
+
 from PySide6.QtWidgets import QApplication, QGroupBox, QScrollArea, QWidget
 
+from app.ui.job_control import job_rows
 from app.ui.main_window import MainWindow
 from app.ui.quick_popup import QuickPopup
-from app.ui.screenshots import SHOTS, Shot, settle, shot
+from app.ui.screenshots import DEMO_NOW, SHOTS, Shot, settle, shot
 
 
 def _app() -> QApplication:
@@ -55,8 +61,37 @@ _plain_settings = SHOTS["settings"]
 SHOTS["settings"] = Shot("settings", _settings_top, "settings")
 
 
+class _PausedJobs:
+    """The app's real job list on a scheduler started paused: next runs show, nothing runs."""
+
+    def __init__(self, services: Any) -> None:
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        from app.services.scheduling import register_jobs
+
+        self.scheduler = BackgroundScheduler(daemon=True)
+        register_jobs(self.scheduler, services)
+        self.scheduler.start(paused=True)
+
+    def job_rows(self) -> list[Any]:
+        # Next runs as if started at the demo's "now", to the minute: the same pixels every run.
+        now = datetime.now(UTC)
+        rows = job_rows(self.scheduler, set())
+        return [replace(r, next_run=_demo_time(r.next_run, now)) for r in rows]
+
+
+def _demo_time(moment: datetime | None, now: datetime) -> datetime | None:
+    if moment is None:
+        return None
+    minutes = round((moment - now).total_seconds() / 60)
+    return DEMO_NOW + timedelta(minutes=minutes)
+
+
 @shot("settings-schedules")
 def _schedules(window: MainWindow) -> None:
+    if window.ctx.hosting is None:
+        window.ctx.hosting = SimpleNamespace(scheduler=_PausedJobs(window.ctx.services), api=None)
+        window.screens["settings"].reload()
     _settings_at(window, "Schedules")
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from app.ui.screens.settings import SettingsScreen
 
 COLUMNS = ("Job", "Runs", "Next run", "State")
+RUNS_HERE = "Jobs run while this app is open (or in `strata serve` when headless), one at a time each."
 
 
 class SchedulesSection(QGroupBox):
@@ -55,9 +56,7 @@ class SchedulesSection(QGroupBox):
         row.addWidget(self.toggle_button)
         row.addStretch(1)
         layout.addLayout(row)
-        self.note = muted(
-            "Jobs run while this app is open (or in `strata serve` when headless), one at a time each."
-        )
+        self.note = muted(RUNS_HERE)
         layout.addWidget(self.note)
 
     @property
@@ -68,7 +67,12 @@ class SchedulesSection(QGroupBox):
         host = self.host
         if host is None:
             self.note.setText("The job scheduler runs in the desktop app; it is not hosted in this window.")
+            self.table.hide()
+            self.toggle_button.hide()
             return
+        self.note.setText(RUNS_HERE)
+        self.table.show()
+        self.toggle_button.show()
         self.screen.query(host.job_rows, self.show_rows)
 
     def show_rows(self, rows: list[JobRow]) -> None:
