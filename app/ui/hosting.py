@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from app.core.errors import ConfigError, InvalidInput
-from app.ui.job_control import JobRow, PausedJobs, job_rows
+from app.ui.job_control import INTERVAL_SETTINGS, JobRow, PausedJobs, job_rows
+from app.ui.settings_file import update_settings_file
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class SchedulerHost:
         from app.services.scheduling import JobHost
 
         self.host = JobHost(services)
+        self.settings_file = services.settings.layout.settings_file
         self.paused = PausedJobs(services.settings.layout.root)
 
     @property
@@ -100,6 +102,20 @@ class SchedulerHost:
         if self.scheduler is None:
             return []
         return job_rows(self.scheduler, self.paused.load())
+
+    def set_interval(self, job_id: str, minutes: int) -> None:
+        """Run `job_id` every `minutes` from now on, and write it to settings.toml for next starts."""
+        if job_id not in INTERVAL_SETTINGS:
+            raise InvalidInput(f"the {job_id!r} job has a fixed schedule")
+        if not 1 <= minutes <= 7 * 24 * 60:
+            raise InvalidInput(f"run every 1 to 10080 minutes, got {minutes}")
+        table, key = INTERVAL_SETTINGS[job_id]
+        update_settings_file(self.settings_file, {table: {key: minutes}})
+        job = self.scheduler.get_job(job_id) if self.scheduler is not None else None
+        if job is not None:
+            self.scheduler.reschedule_job(job_id, trigger="interval", minutes=minutes)
+            if job_id in self.paused.load():  # rescheduling resumes a job: keep the user's pause
+                self.scheduler.pause_job(job_id)
 
     def set_paused(self, job_id: str, paused: bool) -> None:
         """Pause or resume one job now, and remember the choice for the next start."""

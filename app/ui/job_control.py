@@ -25,6 +25,12 @@ LABELS = {
     "index-reembed": "Re-embed after a model change",
 }
 CONNECTOR_PREFIX = "connector-sync:"
+# Jobs whose interval is a setting: job id → (settings.toml table, key).
+INTERVAL_SETTINGS = {
+    "forgetting": ("forgetting", "interval_minutes"),
+    "insights.generate": ("insights", "schedule_minutes"),
+    "memory-files-refresh": ("files", "schedule_minutes"),
+}
 # Internal plumbing the user has no reason to pause (proves the host is alive between runs).
 HIDDEN = frozenset({"forgetting-heartbeat"})
 
@@ -36,6 +42,7 @@ class JobRow:
     schedule: str
     next_run: datetime | None
     paused: bool
+    minutes: int | None = None  # the interval, when the user can change it (INTERVAL_SETTINGS)
 
 
 def label_for(job_id: str, name: str = "") -> str:
@@ -72,9 +79,15 @@ def job_rows(scheduler: Any, paused: set[str]) -> list[JobRow]:
                 schedule=schedule_text(job.trigger),
                 next_run=next_run,
                 paused=job.id in paused or next_run is None,
+                minutes=_minutes(job.trigger) if job.id in INTERVAL_SETTINGS else None,
             )
         )
     return sorted(rows, key=lambda r: r.label.lower())
+
+
+def _minutes(trigger: Any) -> int | None:
+    interval = getattr(trigger, "interval", None)
+    return int(interval.total_seconds() // 60) if isinstance(interval, timedelta) else None
 
 
 class PausedJobs:

@@ -12,6 +12,7 @@ from app.core.settings import load_settings
 from app.ui.app import AppHost
 from app.ui.hosting import SchedulerHost
 from app.ui.job_control import PausedJobs
+from app.ui.screens.settings_privacy import MASKING_NOTE
 from app.ui.theme import is_dark
 from tests.ui.helpers import open_window, seed, settle
 
@@ -114,6 +115,16 @@ def test_jobs_have_plain_names_and_pause_survives_a_restart(qtbot, services):
         qtbot.waitUntil(lambda: screen.schedules.table.item(row, 3).text() == "Paused", timeout=5000)
         assert host.scheduler.scheduler.get_job("insights.generate").next_run_time is None
         assert PausedJobs(services.settings.data_dir).load() == {"insights.generate"}
+        # Its interval is a setting: changed here, written for the next start, still paused.
+        assert screen.schedules.every.isEnabled() and screen.schedules.every.value() == 60
+        screen.schedules.every.setValue(15)
+        screen.schedules.every_button.click()
+        qtbot.waitUntil(lambda: screen.schedules.table.item(row, 1).text() == "every 15 min", timeout=5000)
+        assert load_settings(services.settings.data_dir).insights.schedule_minutes == 15
+        assert host.scheduler.scheduler.get_job("insights.generate").next_run_time is None
+        repair = labels.index("Check and repair the search index")
+        screen.schedules.table.selectRow(repair)
+        assert not screen.schedules.every.isEnabled()  # index upkeep keeps its own schedule
     finally:
         host.scheduler.stop()
     again = SchedulerHost(services)  # the next start of the app
@@ -143,3 +154,18 @@ def test_notices_float_over_the_page_and_go_away(qtbot, services):
     assert screen.floating.timer.interval() > 6_000  # errors stay long enough to read
     qtbot.mouseClick(screen.banner, Qt.MouseButton.LeftButton)
     assert not screen.banner.isVisible()
+
+
+def test_privacy_choices_are_written_without_editing_the_file(qtbot, services):
+    _window, screen = _settings(qtbot, services)
+    section = screen.masking
+    section.classes["phones"].setChecked(False)
+    section.allow_reveal.setChecked(True)
+    section.token_cap.setValue(50_000)
+    section.save()
+    qtbot.waitUntil(lambda: screen.banner.kind == "ok", timeout=5000)
+    settings = load_settings(services.settings.data_dir)
+    assert "phones" not in settings.privacy.redact and "secrets" in settings.privacy.redact
+    assert settings.privacy.allow_reveal is True
+    assert settings.llm.daily_token_cap == 50_000
+    assert "settings.toml" not in MASKING_NOTE  # the note no longer sends people to the file

@@ -29,6 +29,7 @@ from app.ui.screens.base import Screen
 from app.ui.screens.settings_backup import BackupRow
 from app.ui.screens.settings_integrations import IntegrationsSection
 from app.ui.screens.settings_llm_key import LlmKeyRow
+from app.ui.screens.settings_masking import MaskingSection
 from app.ui.screens.settings_privacy import PrivacySection
 from app.ui.screens.settings_retention import RetentionSection
 from app.ui.screens.settings_schedules import SchedulesSection
@@ -72,6 +73,8 @@ class SettingsScreen(Screen):
         self._build_api(settings)
         self.integrations = IntegrationsSection(self)
         self.form_area.addWidget(self.integrations)
+        self.masking = MaskingSection(self)
+        self.form_area.addWidget(self.masking)
         self.privacy = PrivacySection(self)
         self.form_area.addWidget(self.privacy)
         self.form_area.addStretch(1)

@@ -24,7 +24,7 @@ MASKING_NOTE = (
     "Before text leaves this computer (LLM prompts, REST and MCP results for agents), API keys, "
     "tokens, passwords, private keys, card numbers, IBANs, e-mail addresses and phone numbers are "
     "replaced by placeholders such as [SECRET:aws-key] or [EMAIL]. Your stored messages are not "
-    "changed. Classes: [privacy] redact in settings.toml."
+    "changed. Choose the classes under “What leaves this computer”."
 )
 USAGE_COLUMNS = ("day", "feature", "model", "calls", "capped", "tokens", "cost $")
 SCAN_COLUMNS = ("kind", "id", "where", "found", "preview (masked)")
@@ -90,8 +90,8 @@ class PrivacySection(QGroupBox):
         if usage.cap_reached_today:
             self.cap_notice.setText(
                 "The daily LLM cap was reached today: further calls were refused before anything was "
-                "sent, and rule-based summaries and insights were used instead. Raise the cap with "
-                "[llm] daily_token_cap in settings.toml, or wait until tomorrow (UTC)."
+                "sent, and rule-based summaries and insights were used instead. Raise the cap under "
+                "“What leaves this computer”, or wait until tomorrow (UTC)."
             )
             self.cap_notice.show()
         else:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QPushButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -55,6 +56,15 @@ class SchedulesSection(QGroupBox):
         self.toggle_button.clicked.connect(self.toggle_selected)
         row.addWidget(self.toggle_button)
         row.addStretch(1)
+        self.every = QSpinBox()
+        self.every.setObjectName("job_minutes")
+        self.every.setRange(1, 7 * 24 * 60)
+        self.every.setPrefix("every ")
+        self.every.setSuffix(" min")
+        self.every_button = QPushButton("Change schedule")
+        self.every_button.clicked.connect(self.change_interval)
+        row.addWidget(self.every)
+        row.addWidget(self.every_button)
         layout.addLayout(row)
         self.note = muted(RUNS_HERE)
         layout.addWidget(self.note)
@@ -69,10 +79,14 @@ class SchedulesSection(QGroupBox):
             self.note.setText("The job scheduler runs in the desktop app; it is not hosted in this window.")
             self.table.hide()
             self.toggle_button.hide()
+            self.every.hide()
+            self.every_button.hide()
             return
         self.note.setText(RUNS_HERE)
         self.table.show()
         self.toggle_button.show()
+        self.every.show()
+        self.every_button.show()
         self.screen.query(host.job_rows, self.show_rows)
 
     def show_rows(self, rows: list[JobRow]) -> None:
@@ -105,6 +119,24 @@ class SchedulesSection(QGroupBox):
         job = self.selected()
         self.toggle_button.setEnabled(job is not None)
         self.toggle_button.setText("Resume" if job is not None and job.paused else "Pause")
+        # Only jobs whose interval is a setting can be rescheduled (index upkeep runs on its own).
+        editable = job is not None and job.minutes is not None
+        self.every.setEnabled(editable)
+        self.every_button.setEnabled(editable)
+        if editable and job is not None and job.minutes is not None:
+            self.every.setValue(job.minutes)
+
+    def change_interval(self) -> None:
+        job, host = self.selected(), self.host
+        if job is None or host is None:
+            return
+        minutes = self.every.value()
+
+        def done(_: Any) -> None:
+            self.screen.banner.show_message(f"\u201c{job.label}\u201d now runs every {minutes} min.", "ok")
+            self.reload()
+
+        self.screen.mutate(lambda: host.set_interval(job.id, minutes), [], done)
 
     def toggle_selected(self) -> None:
         job, host = self.selected(), self.host
