@@ -263,3 +263,20 @@ def test_empty_search_offers_example_queries_from_the_store(qtbot, window):
     screen.detail._anchor(QUrl(f"example:{top}"))
     assert screen.query_edit.text() == top
     qtbot.waitUntil(lambda: screen.count_label.text() != "", timeout=5000)
+
+
+def test_opening_a_message_from_elsewhere_starts_a_clean_search_view(qtbot, window, services):
+    """Insights evidence opens in Search without the old query, chips or error banner."""
+    screen = window.screens["search"]
+    _search(qtbot, screen, "budget")
+    screen.add_chip("platform", "slack")
+    screen.add_chip("date", "not a range")  # refused, leaves an error banner
+    assert screen.banner.kind == "error"
+    record = services.memory.get(int(screen.model.rows[0].id))
+    screen.open_message(record)
+    qtbot.waitUntil(lambda: screen.detail.record is not None, timeout=5000)
+    assert screen.query_edit.text() == "" and screen.state.chips == ()
+    assert screen.chip_bar.chips() == [] and screen.understood_bar.chips() == []
+    assert screen.banner.isHidden()
+    assert [h.id for h in screen.model.rows] == [str(record.id)]
+    assert screen.count_label.text() == "1 message"

@@ -200,6 +200,14 @@ class SearchScreen(Screen):
             summary_id=record.summary_ref_id, extra={"is_pinned": record.is_pinned},
         )  # fmt: skip
         self._seq += 1  # any search still running must not replace this
+        self.debounce.stop()
+        # A fresh view: no query, chips or banner from an earlier search next to this message.
+        self.query_edit.clear()
+        self.state = SearchState()
+        self.ignored.clear()
+        self.chip_bar.set_chips([])
+        self.understood_bar.set_chips([])
+        self.banner.clear_message()
         self.model.set_view([], term_highlight_colour(is_dark()))
         self._hits = [hit]
         self.model.set_rows([hit])
