@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from app.core.domain import MessageRecord, SearchHit
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 CONTEXT_BEFORE = 4
 CONTEXT_AFTER = 4
+ICONS_ONLY_BELOW = 440  # px of pane width
 LOAD_MORE = 10  # messages added by each "Earlier messages" / "Later messages"
 
 
@@ -38,9 +39,11 @@ class DetailPane(QWidget):
         self._shown: tuple[Any, Any, dict[int, tuple[str | None, list[str]]]] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
+        top = QHBoxLayout()
         self.heading = QLabel()
         self.heading.setWordWrap(True)
-        layout.addWidget(self.heading)
+        top.addWidget(self.heading, 1)
+        layout.addLayout(top)
         self.view = QTextBrowser()
         self.view.setOpenExternalLinks(False)
         layout.addWidget(self.view, 1)
@@ -72,11 +75,23 @@ class DetailPane(QWidget):
         for b in (self.pin_button, self.reveal_button, self.delete_button, self.narrow_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.open_button)
+        top.addWidget(self.open_button)  # beside the heading, so the button row stays narrow
+        self.actions = (self.pin_button, self.reveal_button, self.delete_button, self.narrow_button)
         layout.addLayout(buttons)
         self.before, self.after = CONTEXT_BEFORE, CONTEXT_AFTER
         self.examples: list[str] = []
         self.show_nothing()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # A narrow pane shows icon-only buttons (names on hover) rather than widen itself.
+        super().resizeEvent(event)
+        style = (
+            Qt.ToolButtonStyle.ToolButtonIconOnly
+            if event.size().width() < ICONS_ONLY_BELOW
+            else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        )
+        for button in self.actions:
+            button.setToolButtonStyle(style)
 
     # --- showing -------------------------------------------------------------------------------
     def show_nothing(self) -> None:
@@ -279,6 +294,6 @@ def _tool(text: str, icon_name: str, tooltip: str) -> QToolButton:
     button = QToolButton()
     button.setText(text)
     button.setIcon(icon(icon_name))
-    button.setToolTip(tooltip)
+    button.setToolTip(f"{text}: {tooltip}")
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     return button
