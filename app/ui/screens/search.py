@@ -270,12 +270,13 @@ class SearchScreen(Screen):
         if seq != self._seq:
             return
         self.banner.clear_message()
-        self.model.set_view(query_terms(text), term_highlight_colour(is_dark()))
+        date = outcome.understood.date if outcome is not None else None
+        terms = query_terms(text, skip=date.phrase if date is not None else "")
+        self.model.set_view(terms, term_highlight_colour(is_dark()))
         self._hits = list(hits)
         self._apply_sort()
         hidden = outcome.hidden if outcome is not None else 0
-        self.count_label.setText(count_text(len(hits), hidden, self.loose_button.isChecked()))
-        date = outcome.understood.date if outcome is not None else None
+        self.count_label.setText(count_text(len(hits), hidden, self.loose_button.isChecked(), RESULT_LIMIT))
         if outcome is not None and outcome.no_close_match and outcome.hidden:
             self.banner.show_message(
                 "No close match. Click \u201cShow nearest\u201d to see the closest results anyway.", "info"

@@ -7,11 +7,14 @@ from typing import Any
 from app.core.search.understanding import Understood
 
 
-def count_text(shown: int, hidden: int, loose: bool) -> str:
-    """ "12 results", "1 result · 3 weaker matches hidden", "No close match"."""
+def count_text(shown: int, hidden: int, loose: bool, limit: int | None = None) -> str:
+    """ "12 results", "Top 50 results" (at the limit), "1 result · 3 weaker matches hidden",
+    "No close match"."""
     if not shown:
         return "No close match" if hidden and not loose else "No results"
     text = f"{shown} result{'s' if shown != 1 else ''}"
+    if limit is not None and shown >= limit:
+        text = f"Top {shown} results"
     if hidden and not loose:
         text += f" \u00b7 {hidden} weaker match{'es' if hidden != 1 else ''} hidden"
     return text
