@@ -26,11 +26,11 @@ def _search(qtbot, screen, text):
     qtbot.waitUntil(lambda: screen.model.rowCount() > 0 and screen.count_label.text() != "", timeout=5000)
 
 
-def _when_dialog_opens(attr, screen, act):
-    """Run `act(dialog)` once the screen's modal dialog `attr` is up (exec() blocks the test)."""
+def _when_dialog_opens(attr, owner, act):
+    """Run `act(dialog)` once `owner`'s modal dialog `attr` is up (exec() blocks the test)."""
 
     def poll():
-        dialog = getattr(screen, attr, None)
+        dialog = getattr(owner, attr, None)
         if dialog is not None and dialog.isVisible():
             act(dialog)
         else:
@@ -122,8 +122,8 @@ def test_person_and_conversation_pickers_list_what_is_stored(qtbot, window):
         dialog.combo.setEditText("Dana")  # case does not matter
         dialog.accept()
 
-    _when_dialog_opens("picker", screen, pick_person)
-    screen._pick("person")
+    _when_dialog_opens("picker", screen.filter_menu, pick_person)
+    screen.filter_menu.pick("person")
     qtbot.waitUntil(lambda: ("person", "dana") in screen.state.chips, timeout=5000)
     qtbot.waitUntil(lambda: {h.person for h in screen.model.rows} == {"dana"}, timeout=5000)
 
@@ -133,9 +133,9 @@ def test_person_and_conversation_pickers_list_what_is_stored(qtbot, window):
         dialog.combo.setCurrentIndex(items.index("#dev · Discord"))
         dialog.accept()
 
-    _when_dialog_opens("picker", screen, pick_channel)
-    screen.picker = None
-    screen._pick("channel")
+    _when_dialog_opens("picker", screen.filter_menu, pick_channel)
+    screen.filter_menu.picker = None
+    screen.filter_menu.pick("channel")
     qtbot.waitUntil(lambda: ("channel", "dev") in screen.state.chips, timeout=5000)
     assert screen.ctx.guard.violations == []  # the known values were read off the GUI thread
 
@@ -153,8 +153,8 @@ def test_custom_range_last_month_is_understood_and_a_bad_one_errors_inline(qtbot
         dialog.text.setText("last month")
         dialog.accept()
 
-    _when_dialog_opens("date_dialog", screen, type_ranges)
-    screen.ask_date_range()
+    _when_dialog_opens("date_dialog", screen.filter_menu, type_ranges)
+    screen.filter_menu.ask_date_range()
     # The bad value never became a chip; the good one replaced the old range.
     assert [c for c in screen.state.chips if c[0] == "date"] == [("date", "last month")]
     settle(qtbot)
@@ -263,3 +263,20 @@ def test_empty_search_offers_example_queries_from_the_store(qtbot, window):
     screen.detail._anchor(QUrl(f"example:{top}"))
     assert screen.query_edit.text() == top
     qtbot.waitUntil(lambda: screen.count_label.text() != "", timeout=5000)
+
+
+def test_opening_a_message_from_elsewhere_starts_a_clean_search_view(qtbot, window, services):
+    """Insights evidence opens in Search without the old query, chips or error banner."""
+    screen = window.screens["search"]
+    _search(qtbot, screen, "budget")
+    screen.add_chip("platform", "slack")
+    screen.add_chip("date", "not a range")  # refused, leaves an error banner
+    assert screen.banner.kind == "error"
+    record = services.memory.get(int(screen.model.rows[0].id))
+    screen.open_message(record)
+    qtbot.waitUntil(lambda: screen.detail.record is not None, timeout=5000)
+    assert screen.query_edit.text() == "" and screen.state.chips == ()
+    assert screen.chip_bar.chips() == [] and screen.understood_bar.chips() == []
+    assert screen.banner.isHidden()
+    assert [h.id for h in screen.model.rows] == [str(record.id)]
+    assert screen.count_label.text() == "1 message"

@@ -75,3 +75,21 @@ def test_custom_date_values():
     for bad, why in [("last mnth", "not a period"), ("..", "has no dates"), ("2026-13-01..", "not a date")]:
         with pytest.raises(ValueError, match=why):
             date_bounds(bad, now)
+
+
+def test_highlight_paints_words_not_fragments_and_skips_the_date_phrase():
+    terms = query_terms("when did Caroline go to the support group last year", skip="last year")
+    assert set(terms) == {"caroline", "go", "support", "group"}
+    out = highlight_html("I got support groups, go now", ["go", "support", "group"], "#ff0")
+    assert "I got " in out  # "go" is not painted inside "got"
+    assert out.count("<span") == 3  # support, group(s), go
+
+
+def test_result_count_wording():
+    from app.ui.screens.search_summary import count_text
+
+    assert count_text(1, 0, False) == "1 result"
+    assert count_text(12, 3, False) == "12 results \u00b7 3 weaker matches hidden"
+    assert count_text(12, 3, True) == "12 results"
+    assert count_text(50, 0, False, limit=50) == "Top 50 results"
+    assert count_text(0, 4, False) == "No close match" and count_text(0, 0, False) == "No results"
