@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.loading import LoadingPage
+from app.ui.notices import install_notices
 from app.ui.screens.base import Screen
 
 # Sidebar order is the contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings;
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.loading.deleteLater()
         self._set_screens_enabled(True)
         self.sidebar.currentRowChanged.connect(self._show_row)
+        install_notices(self)  # changes made elsewhere refresh the views and show a notice
         keys = [k for k, _, _ in SCREENS]
         last = "search" if to_search else QSettings().value("window/screen", "search")
         self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)

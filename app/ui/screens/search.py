@@ -151,7 +151,14 @@ class SearchScreen(Screen):
             self.table.setFocus()
 
     def open_message(self, record: Any) -> None:
-        """Show one stored message (e.g. an insight's evidence) as the only result, opened."""
+        """Show one stored message (e.g. an insight's evidence) as the only result, opened,
+        on a clean screen: no earlier query, chips or banner left to contradict it."""
+        self.debounce.stop()
+        self.query_edit.clear()
+        self.state, self.ignored = SearchState(), set()
+        self.chip_bar.set_chips([])
+        self.understood_bar.set_chips([])
+        self.banner.clear_message()
         hit = SearchHit(
             id=str(record.id), kind="message", content=record.content or "", score=1.0,
             platform=record.platform, channel=record.channel, person=record.person,
