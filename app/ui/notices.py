@@ -90,7 +90,8 @@ class ChangeWatcher(QObject):
         self.marker: dict[str, tuple[Any, ...]] | None = None
         self.seen_started = 0  # newest forgetting run start already accounted for
         self.syncs: dict[str, tuple[Any, int]] = {}
-        self.busy: set[str] = set()  # kinds the user is changing here right now (no notice)
+        self.in_flight: set[str] = set()  # kinds the user is changing here right now (no notice)
+        self.absorb: set[str] = set()  # kinds the user just changed here: the next poll takes them in
         self._running = False
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
@@ -101,12 +102,16 @@ class ChangeWatcher(QObject):
     # --- the user's own changes -----------------------------------------------------------------
     def expect(self, kind: str) -> None:
         """The user started a change of `kind` in this window: its results need no notice."""
-        self.busy.add(kind)
+        self.in_flight.add(kind)
 
     def acknowledge(self, kind: str) -> None:
         """The user's change of `kind` finished and was shown; take the data as seen."""
-        self.busy.add(kind)
+        self.in_flight.discard(kind)
+        self.absorb.add(kind)
         QTimer.singleShot(0, self.poll_now)  # the poll absorbs it, then notices resume
+
+    def quiet(self, kind: str) -> bool:
+        return kind in self.in_flight or kind in self.absorb
 
     # --- polling ----------------------------------------------------------------------------------
     def poll_now(self) -> None:
@@ -141,20 +146,20 @@ class ChangeWatcher(QObject):
         before, self.marker = self.marker or {}, marker
         notices: list[Notice] = []
         if runs is not None:
-            if not first and FORGETTING not in self.busy:
+            if not first and not self.quiet(FORGETTING):
                 notices += forgetting_notices(runs, seen_started, self.services.forgetting)
             self.seen_started = max([seen_started, *(r.started_at for r in runs)])
         if states is not None:
-            if not first and CONNECTORS not in self.busy:
+            if not first and not self.quiet(CONNECTORS):
                 notices += sync_notices(syncs, states)
             self.syncs = {s.id: (s.last_sync_at, s.messages_total) for s in states}
         if first:
             return
         changed = changed_kinds(before, marker)
         new_insights = _count(marker, INSIGHTS) - _count(before, INSIGHTS)
-        if INSIGHTS in changed and new_insights > 0 and INSIGHTS not in self.busy:
+        if INSIGHTS in changed and new_insights > 0 and not self.quiet(INSIGHTS):
             notices.append(Notice(f"{new_insights} new insights were found in your messages.", "insights"))
-        self.busy.clear()
+        self.absorb.clear()
         kinds = {k for k in changed if k in ALL_KINDS}
         if kinds:
             self.ctx.events.publish(Changes(frozenset(kinds)))

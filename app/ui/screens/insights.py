@@ -272,9 +272,17 @@ class InsightsScreen(Screen):
     def generate(self) -> None:
         svc = self.insights
         self.generate_button.setEnabled(False)
+        notices = getattr(self.ctx, "notices", None)
+        if notices is not None:
+            notices.expect(INSIGHTS)  # the run's outcome is said here: no notice for it
+
+        def settled() -> None:
+            self.generate_button.setEnabled(True)
+            if notices is not None:
+                notices.acknowledge(INSIGHTS)
 
         def done(report: Any) -> None:
-            self.generate_button.setEnabled(True)
+            settled()
             self.resort()
             count = len(getattr(report, "ids", ()) or ())
             notices = " ".join(getattr(report, "notices", ()) or ())
@@ -288,7 +296,7 @@ class InsightsScreen(Screen):
             self.banner.show_message(f"Insight run finished: {count} new or updated.", "ok")
 
         def failed(exc: BaseException) -> None:
-            self.generate_button.setEnabled(True)
+            settled()
             self.banner.show_error(exc)
 
         self.mutate(

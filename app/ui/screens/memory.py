@@ -191,6 +191,8 @@ class MemoryScreen(Screen):
     def _run(self) -> None:
         svc = self.forgetting
         notices = getattr(self.ctx, "notices", None)
+        if notices is not None:
+            notices.expect(FORGETTING)
 
         def done(report: Any) -> None:
             self.run_button.setEnabled(True)
@@ -205,6 +207,9 @@ class MemoryScreen(Screen):
 
     def _run_failed(self, exc: BaseException) -> None:
         self.run_button.setEnabled(True)
+        notices = getattr(self.ctx, "notices", None)
+        if notices is not None:
+            notices.acknowledge(FORGETTING)
         self.banner.show_error(exc)
 
     def confirm(self, title: str, text: str) -> bool:
