@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check lint format bench clean
+.PHONY: install run test check lint format bench clean screenshots
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ test: check
 
 bench: install
 	@for script in tests/benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+# Every screen at 1440x900 and 900x600, offscreen, from the demo: docs/screenshots/<screen>-<w>x<h>.png
+screenshots: install
+	QT_QPA_PLATFORM=offscreen $(PY) -m app.ui.screenshots
 
 clean:
 	rm -rf $(VENV) build *.egg-info

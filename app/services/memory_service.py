@@ -25,6 +25,7 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import MessageRepository, to_record
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
 from app.services.deletion_service import DeletionService
+from app.services.search_facets import Facets, known_facets
 
 MAX_SEARCH_LIMIT = 200
 
@@ -257,6 +258,10 @@ class MemoryService:
                 "embedding_model": self.processor.embedder.model_id,
                 "embedding_dimensions": self.processor.embedder.dimensions,
             }
+
+    def facets(self) -> Facets:
+        """Known people, conversations and platforms with message counts (the search pickers)."""
+        return known_facets(self.db, self.user_id)
 
     def repair(self, *, full: bool = False, progress: Progress | None = None) -> RepairReport:
         return self.processor.repair(full=full, progress=progress)

@@ -1,15 +1,23 @@
-"""An item delegate that paints the model's HtmlRole (highlighted terms, badges) as rich text."""
+"""An item delegate that paints the model's HtmlRole (highlighted terms, badges) as rich text.
+
+Rows word-wrap to the column's width and stop at `max_lines` lines, so one long message
+cannot push the rest of the results off screen.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize
+from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.models.rows import HtmlRole
 
 
 class HtmlDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None, max_lines: int = 4) -> None:
+        super().__init__(parent)
+        self.max_lines = max_lines
+
     def _doc(self, option: QStyleOptionViewItem, html: str) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
@@ -50,4 +58,5 @@ class HtmlDelegate(QStyledItemDelegate):
         view = option.widget
         width = view.columnWidth(index.column()) if hasattr(view, "columnWidth") else 0
         doc.setTextWidth(max(width, 120))
-        return QSize(int(doc.idealWidth()), int(min(doc.size().height() + 4, 96)))
+        cap = QFontMetrics(option.font).lineSpacing() * self.max_lines + 8
+        return QSize(int(doc.idealWidth()), int(min(doc.size().height() + 4, cap)))

@@ -1,10 +1,32 @@
-"""Display helpers: local times, sizes, source labels, tier badges."""
+"""Display helpers: times (exact and relative), sizes, people's initials, places in plain words.
+
+Nothing internal reaches the screen from here: platforms get their proper names ("WhatsApp",
+not "whatsapp"), direct messages read "Direct message with lena" (stored as "dm:lena"),
+knowledge-base chunks name their document, and snake_case identifiers become words.
+"""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 TIER_COLOURS = {"short": "#2f9e44", "mid": "#e8590c", "long": "#5f3dc4"}
+# Memory stages in words a person would use (the store calls them short/mid/long).
+TIER_WORDS = {"short": "recent", "mid": "older", "long": "long-term"}
+PLATFORM_NAMES = {
+    "slack": "Slack",
+    "discord": "Discord",
+    "telegram": "Telegram",
+    "whatsapp": "WhatsApp",
+    "mail": "Email",
+    "email": "Email",
+    "imessage": "iMessage",
+    "knowledge_base": "Documents",
+    "demo": "Demo",
+}
+# Platforms whose conversations are #channels; others name chats by their title.
+HASH_CHANNELS = frozenset({"slack", "discord"})
+DM_PREFIX = "dm:"
 
 
 def local_time(ms: int | None, *, with_seconds: bool = False) -> str:
@@ -12,6 +34,37 @@ def local_time(ms: int | None, *, with_seconds: bool = False) -> str:
         return ""
     fmt = "%Y-%m-%d %H:%M:%S" if with_seconds else "%Y-%m-%d %H:%M"
     return datetime.fromtimestamp(ms / 1000).strftime(fmt)
+
+
+def exact_time(ms: int | None) -> str:
+    """ "Monday 2 November 2026, 09:05" (local time): the hover text behind a relative time."""
+    if ms is None:
+        return ""
+    moment = datetime.fromtimestamp(ms / 1000)
+    return f"{moment:%A} {moment.day} {moment:%B %Y, %H:%M}"
+
+
+def relative_time(ms: int | None, now_ms: int) -> str:
+    """Short and relative: "just now", "12 min ago", "09:05" (today), "yesterday", "3 days ago",
+    "2 Nov" (this year), "2 Nov 2024"; future times (clock skew) show as the date."""
+    if ms is None:
+        return ""
+    moment, now = datetime.fromtimestamp(ms / 1000), datetime.fromtimestamp(now_ms / 1000)
+    seconds = (now_ms - ms) / 1000
+    days = (now.date() - moment.date()).days
+    if 0 <= seconds < 60:
+        return "just now"
+    if 0 <= seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if days == 0 and seconds >= 0:
+        return f"{moment:%H:%M}"
+    if days == 1:
+        return "yesterday"
+    if 1 < days < 7:
+        return f"{days} days ago"
+    if moment.year == now.year:
+        return f"{moment.day} {moment:%b}"
+    return f"{moment.day} {moment:%b %Y}"
 
 
 def human_size(size: int | None) -> str:
@@ -25,10 +78,49 @@ def human_size(size: int | None) -> str:
     return f"{value:.1f} GB"
 
 
+def initials(name: str | None) -> str:
+    """ "Anna Berg" → "AB", "anna" → "A", "dm:lena" → "L", "" → "?"."""
+    words = [w for w in re.split(r"[\s._@:-]+", (name or "").removeprefix(DM_PREFIX)) if w and w[0].isalnum()]
+    if not words:
+        return "?"
+    letters = words[0][0] + (words[-1][0] if len(words) > 1 else "")
+    return letters.upper()
+
+
+def humanize(identifier: str | None) -> str:
+    """snake_case or kebab-case → "Sentence case words"."""
+    text = re.sub(r"[_-]+", " ", identifier or "").strip()
+    return text[:1].upper() + text[1:]
+
+
+def platform_name(platform: str | None) -> str:
+    key = (platform or "").lower()
+    return PLATFORM_NAMES.get(key) or humanize(key)
+
+
+def channel_label(platform: str | None, channel: str | None) -> str:
+    """How a conversation is named on screen: "#launch", "Direct message with lena", "Family"."""
+    if not channel:
+        return ""
+    if channel.startswith(DM_PREFIX):
+        return f"Direct message with {channel.removeprefix(DM_PREFIX)}"
+    if (platform or "").lower() in HASH_CHANNELS and not channel.startswith("#"):
+        return f"#{channel}"
+    return channel
+
+
 def source_label(platform: str | None, channel: str | None) -> str:
-    if platform and channel:
-        return f"{platform} · #{channel}" if not channel.startswith("#") else f"{platform} · {channel}"
-    return platform or channel or ""
+    """ "#launch · Slack": the conversation first, then where it lives."""
+    if (platform or "").lower() == "knowledge_base":
+        return channel or "Document"
+    place, name = channel_label(platform, channel), platform_name(platform)
+    if place and name:
+        return f"{place} · {name}"
+    return place or name
+
+
+def tier_words(tier: str | None) -> str:
+    return TIER_WORDS.get(tier or "", humanize(tier))
 
 
 def tier_badge(tier: str | None) -> str:

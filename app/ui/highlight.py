@@ -17,18 +17,34 @@ def query_terms(query: str) -> list[str]:
     return sorted(terms, key=lambda t: (-len(t), t))
 
 
+def readable_on(background: str) -> str:
+    """Near-black or white, whichever reads on `background` ("#rgb" or "#rrggbb")."""
+    value = background.lstrip("#")
+    if len(value) == 3:
+        value = "".join(c * 2 for c in value)
+    try:
+        r, g, b = (int(value[i : i + 2], 16) for i in (0, 2, 4))
+    except ValueError:
+        return "#1b1b1f"
+    return "#1b1b1f" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+
+
 def highlight_html(text: str, terms: list[str], colour: str) -> str:
-    """`text` as HTML with every occurrence of `terms` wrapped in a coloured span."""
+    """`text` as HTML with every occurrence of `terms` wrapped in a coloured span.
+
+    The span fixes its text colour too: in a selected row the text turns white, and white on
+    pale yellow could not be read."""
     if not text:
         return ""
     if not terms:
         return html.escape(text)
     pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+    style = f"background:{colour};color:{readable_on(colour)};"
     out: list[str] = []
     pos = 0
     for match in pattern.finditer(text):
         out.append(html.escape(text[pos : match.start()]))
-        out.append(f'<span style="background:{colour};">{html.escape(match.group(0))}</span>')
+        out.append(f'<span style="{style}">{html.escape(match.group(0))}</span>')
         pos = match.end()
     out.append(html.escape(text[pos:]))
     return "".join(out)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.core.errors import NotFound
+from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
 from tests.ui.helpers import open_window, seed
 
@@ -30,10 +32,14 @@ def test_secrets_masked_until_revealed_and_injections_marked(qtbot, screen) -> N
     listed = " ".join(
         str(screen.model.index(r, c).data(HtmlRole) or screen.model.index(r, c).data())
         for r in range(screen.model.rowCount())
-        for c in range(5)
+        for c in range(screen.model.columnCount())
     )
     assert "hunter2" not in listed and "[SECRET:password]" in listed
-    assert "⚠" in listed  # the injection row is marked in the Source column
+    # The injection row is marked with the warning icon (an SVG, not an emoji) and says why on hover.
+    assert "warning.svg" in listed
+    flagged = next(r for r, h in enumerate(screen.model.rows) if h.extra.get("flags"))
+    tooltip = screen.model.index(flagged, HitsModel.TEXT_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert "instructions to an AI model" in tooltip
     leaky_row = next(r for r, h in enumerate(screen.model.rows) if h.extra.get("verbatim"))
     screen.detail.show_hit(screen.model.rows[leaky_row], ["vault"])
     qtbot.waitUntil(lambda: screen.detail.record is not None, timeout=5000)

@@ -36,16 +36,14 @@ def test_hits_model_over_real_search(services):
     model.set_view(["budget"], "#ff0")
     model.set_rows(hits)
     assert model.rowCount() == len(hits) >= 3
-    assert [model.headerData(i, Qt.Orientation.Horizontal) for i in range(5)] == [
-        "Source",
-        "Person",
-        "Time",
-        "Tier",
-        "Text",
-    ]
+    # Who · the matched words · where · when; no internal "Tier" column.
+    headers = [model.headerData(i, Qt.Orientation.Horizontal) for i in range(model.columnCount())]
+    assert headers == ["Who", "Message", "Where", "When"]
     texts = [model.index(r, HitsModel.TEXT_COLUMN).data(HtmlRole) for r in range(model.rowCount())]
-    assert any('<span style="background:#ff0;">budget</span>' in t for t in texts)
-    assert model.index(0, 0).data().startswith(("slack", "discord"))
+    # Highlighted words carry their own dark text colour, readable in a selected (white-text) row.
+    assert any('<span style="background:#ff0;color:#1b1b1f;">budget</span>' in t for t in texts)
+    assert model.index(0, HitsModel.WHO_COLUMN).data() in {"anna", "ben", "dana"}
+    assert model.index(0, HitsModel.WHERE_COLUMN).data() in {"#general", "#dev"}
 
 
 def test_typing_shows_results_and_enter_opens_context(qtbot, window):

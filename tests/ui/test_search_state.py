@@ -48,7 +48,7 @@ def test_highlight_escapes_and_marks_terms_case_insensitively():
     terms = query_terms('The Budget "<b>" 预算')
     assert "the" not in terms and "budget" in terms and "预算" in terms
     out = highlight_html("Q3 budget <draft> BUDGET 预算表", terms, "#ff0")
-    assert out.count('<span style="background:#ff0;">') == 3
+    assert out.count('<span style="background:#ff0;color:#1b1b1f;">') == 3
     assert "&lt;draft&gt;" in out
 
 

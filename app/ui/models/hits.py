@@ -1,62 +1,98 @@
-"""Search results as a table: source, person, time, tier, and the text with highlighted terms."""
+"""Search results as a table: who (avatar), the matched text, where, when (relative, exact on hover).
+
+The text column carries the answer; the metadata columns are compact (initials avatar, the
+conversation's short name, a relative time) so the text keeps the width at every window size.
+Markers (pinned, archived, flagged as instructions to an AI model) are SVG icons, not emoji.
+"""
 
 from __future__ import annotations
 
+import html
+from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+
 from app.core.domain import SearchHit
-from app.ui.formatting import TIER_COLOURS, local_time, source_label
+from app.ui.formatting import channel_label, exact_time, platform_name, relative_time, source_label
 from app.ui.highlight import highlight_html, snippet
+from app.ui.icons import avatar, icon, icon_img, platform_icon
 from app.ui.models.rows import Column, RowsModel
 
-KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document"}
+KIND_LABELS = {"message": "", "summary": "Summary", "chunk": "Document"}
+FLAG_TEXT = "Reads like instructions to an AI model (flagged, shown as data)"
+AVATAR_SIZE = 26
+PLACE_ICON_SIZE = 18
+SNIPPET_CHARS = 200
+SORTS = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest first"}
 
 
-def _source(hit: SearchHit) -> str:
-    # Text that reads like instructions to an AI model is marked, never hidden.
-    mark = "⚠ " if hit.extra.get("flags") else ""
-    return mark + _place(hit)
-
-
-def _place(hit: SearchHit) -> str:
+def who(hit: SearchHit) -> str:
     if hit.kind == "chunk":
-        return f"📄 {hit.extra.get('file_name') or hit.channel or 'document'}"
+        return "Document"
+    return hit.person or KIND_LABELS.get(hit.kind, "") or ""
+
+
+def where(hit: SearchHit) -> str:
+    """The conversation's short name ("#launch", "Direct message with lena") or the document."""
+    if hit.kind == "chunk":
+        return str(hit.extra.get("file_name") or hit.channel or "Document")
+    return channel_label(hit.platform, hit.channel) or platform_name(hit.platform)
+
+
+def where_tooltip(hit: SearchHit) -> str:
+    if hit.kind == "chunk":
+        return f"Document: {where(hit)}"
     label = source_label(hit.platform, hit.channel)
-    return f"{label} · summary" if hit.kind == "summary" else label
+    return f"Summary of {label}" if hit.kind == "summary" else label
 
 
-def _tier(hit: SearchHit) -> str:
-    tier = hit.tier or ""
-    if hit.extra.get("archived_at") is not None:
-        tier = f"{tier} · archived" if tier else "archived"
-    return f"{tier} 📌" if hit.extra.get("is_pinned") else tier
+def _marks(hit: SearchHit) -> str:
+    """Leading icons for the text cell: flagged, pinned; a trailing word for archived."""
+    marks = []
+    if hit.extra.get("flags"):
+        marks.append(icon_img("warning") + " ")
+    if hit.extra.get("is_pinned"):
+        marks.append(icon_img("pin") + " ")
+    if hit.kind == "summary":
+        marks.append("<span style='color:gray'>Summary:</span> ")
+    return "".join(marks)
 
 
-def _exact_time(hit: SearchHit) -> str:
-    return local_time(hit.timestamp, with_seconds=True)
+def sort_hits(hits: list[SearchHit], order: str) -> list[SearchHit]:
+    """Relevance keeps the engine's order; newest/oldest sort by time (undated hits last)."""
+    if order == "relevance":
+        return list(hits)
+    if order not in SORTS:
+        raise ValueError(f"unknown sort {order!r}; one of {', '.join(SORTS)}")
+    dated = [h for h in hits if h.timestamp is not None]
+    undated = [h for h in hits if h.timestamp is None]
+    dated.sort(key=lambda h: h.timestamp or 0, reverse=order == "newest")
+    return dated + undated
 
 
 class HitsModel(RowsModel[SearchHit]):
-    TIER_COLUMN = 3
-    TEXT_COLUMN = 4
+    WHO_COLUMN = 0
+    TEXT_COLUMN = 1
+    WHERE_COLUMN = 2
+    WHEN_COLUMN = 3
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, now_ms: Callable[[], int] | None = None) -> None:
         self.terms: list[str] = []
         self.colour = "#fff1a8"
+        self.now_ms = now_ms
+        self.compact = False  # narrow table: the Who column shows the avatar only
         super().__init__(
             [
-                Column("Source", _source),
-                Column("Person", lambda h: h.person or ""),
-                Column("Time", lambda h: local_time(h.timestamp), tooltip=_exact_time),
-                Column("Tier", _tier, colour=lambda h: TIER_COLOURS.get(h.tier or "")),
+                Column("Who", who, tooltip=lambda h: h.person or who(h)),
                 Column(
-                    "Text",
-                    lambda h: snippet(h.content or "", self.terms),
-                    tooltip=lambda h: (h.content or "")[:1000],
-                    html=lambda h: highlight_html(
-                        snippet(h.content or "", self.terms), self.terms, self.colour
-                    ),
+                    "Message",
+                    lambda h: snippet(h.content or "", self.terms, SNIPPET_CHARS),
+                    tooltip=self._text_tooltip,
+                    html=self._text_html,
                 ),
+                Column("Where", where, tooltip=where_tooltip),
+                Column("When", self._when, tooltip=lambda h: exact_time(h.timestamp)),
             ],
             parent,
         )
@@ -65,3 +101,51 @@ class HitsModel(RowsModel[SearchHit]):
         """Terms to highlight (set before `set_rows`, which resets the view)."""
         self.terms = terms
         self.colour = colour
+
+    def set_compact(self, compact: bool) -> None:
+        self.compact = compact
+        if self.rows:
+            self.dataChanged.emit(
+                self.index(0, self.WHO_COLUMN), self.index(len(self.rows) - 1, self.WHO_COLUMN)
+            )
+
+    def _when(self, hit: SearchHit) -> str:
+        if hit.timestamp is None:
+            return ""
+        now = self.now_ms() if self.now_ms is not None else hit.timestamp
+        return relative_time(hit.timestamp, now)
+
+    def _text_html(self, hit: SearchHit) -> str:
+        text = highlight_html(snippet(hit.content or "", self.terms, SNIPPET_CHARS), self.terms, self.colour)
+        archived = " <span style='color:gray'>· archived</span>" if hit.extra.get("archived_at") else ""
+        return _marks(hit) + text + archived
+
+    def _text_tooltip(self, hit: SearchHit) -> str:
+        notes = [FLAG_TEXT] if hit.extra.get("flags") else []
+        if hit.extra.get("is_pinned"):
+            notes.append("Pinned: never archived")
+        body = html.escape((hit.content or "")[:1000])
+        return "<br>".join([*(f"<b>{html.escape(n)}</b>" for n in notes), body])
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DecorationRole and index.isValid():
+            hit = self.rows[index.row()]
+            if index.column() == self.WHO_COLUMN:
+                if hit.kind == "chunk":
+                    return icon("document").pixmap(AVATAR_SIZE, AVATAR_SIZE)
+                return avatar(hit.person or who(hit) or "?", AVATAR_SIZE)
+            if index.column() == self.WHERE_COLUMN:
+                mark = icon("document") if hit.kind == "chunk" else platform_icon(hit.platform)
+                return mark.pixmap(PLACE_ICON_SIZE, PLACE_ICON_SIZE)
+            return None
+        if role == Qt.ItemDataRole.DisplayRole and self.compact and index.column() == self.WHO_COLUMN:
+            return ""
+        if (
+            role == Qt.ItemDataRole.TextAlignmentRole
+            and index.isValid()
+            and index.column() != self.TEXT_COLUMN
+        ):
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        return super().data(index, role)

@@ -1,7 +1,11 @@
-"""Search screen: debounced search-as-you-type, filter chips, results table, detail with context.
+"""Search screen: answer-first results as you type, what the query was understood as, filters, detail.
 
-Also shows what the query was understood as (date range, people) as removable chips, says "no
-close match" when nothing reaches the relevance floor, and has a toggle to show the nearest anyway.
+The result list shows who · the matched words · where · when, with a count; the understood
+query (date range, people) and the filters are removable chips; "no close match" comes from the
+engine with a "Show nearest" button; sort by relevance or date; person, conversation and platform
+pickers list what is stored. Keyboard-first: ↑/↓ move through results from the query box, Enter
+opens, Esc clears. The layout turns the detail pane below the list on narrow windows so the
+text column keeps its width.
 """
 
 from __future__ import annotations
@@ -9,37 +13,37 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QInputDialog,
-    QLineEdit,
-    QMenu,
-    QMessageBox,
-    QSplitter,
-    QTableView,
-    QToolButton,
-)
+from PySide6.QtCore import QDate, QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QMessageBox, QSplitter, QToolButton
 
 from app.core.domain import SearchHit
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, SearchOutcome, Understood
 from app.ui.context import UiContext
-from app.ui.delegates import HtmlDelegate
 from app.ui.events import DOCUMENTS, MESSAGES, SUMMARIES
 from app.ui.highlight import query_terms
+from app.ui.icons import icon
 from app.ui.loading import QUERY_PLACEHOLDER
-from app.ui.models.hits import HitsModel
+from app.ui.models.hits import SORTS, HitsModel, sort_hits
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.search_detail import DetailPane
-from app.ui.search_state import ARCHIVED_INCLUDED, DATE_PRESETS, SearchState
+from app.ui.screens.search_filters import (
+    DateRangeDialog,
+    PickerDialog,
+    channel_choices,
+    person_choices,
+    platform_choices,
+)
+from app.ui.screens.search_table import ResultsTable
+from app.ui.search_state import ARCHIVED_INCLUDED, DATE_PRESETS, SearchState, date_bounds
 from app.ui.theme import is_dark, term_highlight_colour
-from app.ui.widgets import ChipBar
+from app.ui.widgets import ChipBar, muted
 
 DEBOUNCE_MS = 250
 RESULT_LIMIT = 50
+# Below this screen width the detail pane goes under the list instead of beside it.
+SIDE_BY_SIDE_MIN_WIDTH = 900
+NAV_KEYS = {Qt.Key.Key_Up: -1, Qt.Key.Key_Down: 1, Qt.Key.Key_PageUp: -10, Qt.Key.Key_PageDown: 10}
 
 
 class SearchScreen(Screen):
@@ -50,12 +54,15 @@ class SearchScreen(Screen):
         super().__init__(ctx)
         self.state = SearchState()
         self._seq = 0  # request number: late answers to older queries are dropped
+        self._hits: list[SearchHit] = []  # in the engine's (relevance) order
+        self._open_after_search = False
         self.memory = ctx.service("memory")
         self.forgetting = ctx.service("forgetting")  # archived messages show their summary
         self.privacy = ctx.service("privacy")  # secrets masked in the list, click to reveal in detail
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText(QUERY_PLACEHOLDER)
         self.query_edit.setClearButtonEnabled(True)
+        self.query_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         if self.memory is None:
             self.outer.addWidget(self.query_edit)
             unavailable(self, "Search")
@@ -64,51 +71,56 @@ class SearchScreen(Screen):
         top = QHBoxLayout()
         top.addWidget(self.query_edit, 1)
         self.filter_button = QToolButton()
-        self.filter_button.setText("+ Filter")
+        self.filter_button.setText("Filter")
+        self.filter_button.setIcon(icon("filter"))
+        self.filter_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.filter_button.setMenu(self._filter_menu())
         top.addWidget(self.filter_button)
+        self.sort_combo = QComboBox()
+        for key, label in SORTS.items():
+            self.sort_combo.addItem(icon("sort"), label, key)
+        self.sort_combo.setToolTip("Order of the results")
+        self.sort_combo.currentIndexChanged.connect(lambda _i: self._apply_sort())
+        top.addWidget(self.sort_combo)
+        self.outer.addLayout(top)
+
+        chips = QHBoxLayout()
+        # What the query was understood as; clicking a chip searches again without that part.
+        self.understood_bar = ChipBar()
+        self.understood_bar.removed.connect(self._drop_understanding)
+        self.chip_bar = ChipBar()
+        self.chip_bar.removed.connect(self._remove_chip)
+        chips.addWidget(self.understood_bar)
+        chips.addWidget(self.chip_bar)
+        chips.addStretch(1)
+        self.outer.addLayout(chips)
+        self.ignored: set[str] = set()  # parts of query understanding taken back for this text
+
+        status = QHBoxLayout()
+        self.count_label = muted()
+        self.count_label.setObjectName("result_count")
+        status.addWidget(self.count_label, 1)
         self.loose_button = QToolButton()
         self.loose_button.setText("Show nearest")
         self.loose_button.setCheckable(True)
         self.loose_button.setToolTip("Also show results that are not a close match")
         self.loose_button.toggled.connect(lambda _on: self.run_search())
-        top.addWidget(self.loose_button)
-        self.outer.addLayout(top)
-        self.chip_bar = ChipBar()
-        self.chip_bar.removed.connect(self._remove_chip)
-        self.outer.addWidget(self.chip_bar)
-        # What the query was understood as; clicking a chip searches again without that part.
-        self.understood_bar = ChipBar()
-        self.understood_bar.removed.connect(self._drop_understanding)
-        self.outer.addWidget(self.understood_bar)
-        self.ignored: set[str] = set()  # parts of query understanding taken back for this text
+        status.addWidget(self.loose_button)
+        self.outer.addLayout(status)
 
-        self.model = HitsModel()
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.delegate = HtmlDelegate(self.table)
-        self.table.setItemDelegateForColumn(HitsModel.TEXT_COLUMN, self.delegate)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setWordWrap(True)
-        self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(HitsModel.TEXT_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.model = HitsModel(now_ms=ctx.clock.now_ms)
+        self.table = ResultsTable(self.model)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._open_row(cur.row()))
+        self.table.activated.connect(lambda index: self._open_row(index.row()))
 
         self.detail = DetailPane(self)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([640, 420])
-        self.outer.addWidget(splitter, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.outer.addWidget(self.splitter, 1)
+        self._layout_for_width(self.width())
 
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
@@ -116,11 +128,40 @@ class SearchScreen(Screen):
         self.debounce.timeout.connect(self.run_search)
         self.query_edit.textEdited.connect(self._on_text_edited)
         self.query_edit.returnPressed.connect(self.open_current)
+        self.query_edit.installEventFilter(self)
         esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         esc.activated.connect(self.clear)
 
-    # --- keyboard / entry points ---------------------------------------------------------------
+    # --- layout ---------------------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.memory is not None:
+            self._layout_for_width(event.size().width())
+
+    def _layout_for_width(self, width: int) -> None:
+        wanted = Qt.Orientation.Horizontal if width >= SIDE_BY_SIDE_MIN_WIDTH else Qt.Orientation.Vertical
+        if self.splitter.orientation() == wanted and self.splitter.property("laidOut"):
+            return
+        self.splitter.setOrientation(wanted)
+        self.splitter.setProperty("laidOut", True)
+        total = max(width, 400) if wanted == Qt.Orientation.Horizontal else max(self.height(), 300)
+        share = 0.6 if wanted == Qt.Orientation.Horizontal else 0.55
+        self.splitter.setSizes([int(total * share), int(total * (1 - share))])
+
+    # --- keyboard / entry points ----------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # ↑/↓ in the query box move through the results without leaving the box.
+        if watched is self.query_edit and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            step = NAV_KEYS.get(Qt.Key(event.key()))
+            if step is not None and self.model.rowCount():
+                current = self.table.currentIndex().row()
+                row = 0 if current < 0 else min(max(current + step, 0), self.model.rowCount() - 1)
+                self.table.selectRow(row)
+                return True
+        return super().eventFilter(watched, event)
+
     def focus_query(self, text: str | None = None) -> None:
         if text is not None:
             self.query_edit.setText(text)
@@ -167,11 +208,13 @@ class SearchScreen(Screen):
         )  # fmt: skip
         self._seq += 1  # any search still running must not replace this
         self.model.set_view([], term_highlight_colour(is_dark()))
+        self._hits = [hit]
         self.model.set_rows([hit])
+        self.count_label.setText("1 message")
         self.table.selectRow(0)
         self._open_row(0)
 
-    # --- searching ---------------------------------------------------------------------------
+    # --- searching ------------------------------------------------------------------------------
     def _on_text_edited(self, text: str) -> None:
         self.state = self.state.with_text(text)
         self.ignored.clear()  # a new query is understood afresh
@@ -186,19 +229,22 @@ class SearchScreen(Screen):
         seq = self._seq
         text = self.state.text.strip()
         if not text:
+            self._hits = []
             self.model.set_rows([])
+            self.count_label.setText("")
+            self.understood_bar.set_chips([])
+            self.banner.clear_message()
             self.detail.show_nothing()
             return
         try:
             filters = self.state.filters(self.ctx.clock.now_ms())
-        except ValueError as exc:
-            self.banner.show_error(exc)
+        except ValueError as exc:  # chips are checked when added; say so plainly if one slips by
+            self.banner.show_message(f"A filter is not valid: {exc}. Remove it to search again.", "error")
             return
         memory = self.memory
         include = tuple(sorted(getattr(memory, "extra_sources", {}) or {}))
         loose = self.loose_button.isChecked()
         understand = ALL_PARTS - frozenset(self.ignored)
-
         privacy = self.privacy
 
         def search() -> SearchOutcome:
@@ -223,13 +269,15 @@ class SearchScreen(Screen):
         if seq != self._seq:
             return
         self.banner.clear_message()
-        terms = query_terms(text)
-        self.model.set_view(terms, term_highlight_colour(is_dark()))
-        self.model.set_rows(hits)
+        self.model.set_view(query_terms(text), term_highlight_colour(is_dark()))
+        self._hits = list(hits)
+        self._apply_sort()
+        hidden = outcome.hidden if outcome is not None else 0
+        self.count_label.setText(count_text(len(hits), hidden, self.loose_button.isChecked()))
         date = outcome.understood.date if outcome is not None else None
         if outcome is not None and outcome.no_close_match and outcome.hidden:
             self.banner.show_message(
-                "No close match. Turn on \u201cShow nearest\u201d to see the closest results anyway.", "info"
+                "No close match. Click \u201cShow nearest\u201d to see the closest results anyway.", "info"
             )
         elif not hits:
             self.banner.show_message("No results. Try fewer words or remove a filter.", "info")
@@ -237,37 +285,79 @@ class SearchScreen(Screen):
             self.banner.show_message(
                 f"Nothing matched \u201c{date.phrase}\u201d; showing matches from any time.", "info"
             )
-        if not hits:
-            self.detail.show_nothing()
-        if getattr(self, "_open_after_search", False):
+        if self._open_after_search:
             self._open_after_search = False
             self.open_current()
+
+    def _apply_sort(self) -> None:
+        """Show `_hits` in the chosen order; the open result stays open only if it is still listed."""
+        open_hit = self.detail.hit
+        self.model.set_rows(sort_hits(self._hits, self.sort_combo.currentData() or "relevance"))
+        row = next(
+            (
+                r
+                for r, h in enumerate(self.model.rows)
+                if open_hit and (h.kind, h.id) == (open_hit.kind, open_hit.id)
+            ),
+            -1,
+        )
+        if row < 0:
+            self.detail.show_nothing()
+            return
+        selection = self.table.selectionModel()
+        selection.blockSignals(True)  # same item: keep the pane (and its loaded context) as it is
+        self.table.selectRow(row)
+        selection.blockSignals(False)
 
     def _open_row(self, row: int) -> None:
         hit = self.model.row_at(row)
         if hit is not None:
             self.detail.show_hit(hit, self.model.terms)
 
-    # --- filters -------------------------------------------------------------------------------
+    # --- filters --------------------------------------------------------------------------------
     def _filter_menu(self) -> QMenu:
         menu = QMenu(self)
-        menu.addAction("Platform…", lambda: self._ask_chip("platform", "Platform (slack, discord, …)"))
-        menu.addAction("Channel…", lambda: self._ask_chip("channel", "Channel name"))
-        menu.addAction("Person…", lambda: self._ask_chip("person", "Person"))
-        dates = menu.addMenu("Date")
+        menu.addAction(icon("person"), "Person…", lambda: self._pick("person"))
+        menu.addAction(icon("channel"), "Conversation…", lambda: self._pick("channel"))
+        menu.addAction(icon("message"), "Platform…", lambda: self._pick("platform"))
+        dates = menu.addMenu(icon("calendar"), "Date")
         for preset in DATE_PRESETS:
-            dates.addAction(preset, lambda p=preset: self.add_chip("date", p))
-        dates.addAction("Custom range…", lambda: self._ask_chip("date", "YYYY-MM-DD..YYYY-MM-DD"))
-        menu.addAction("Include archived messages", lambda: self.add_chip("archived", ARCHIVED_INCLUDED))
+            dates.addAction(preset.capitalize(), lambda p=preset: self.add_chip("date", p))
+        dates.addAction("Custom range…", self.ask_date_range)
+        menu.addAction(
+            icon("archive"), "Include archived messages", lambda: self.add_chip("archived", ARCHIVED_INCLUDED)
+        )
         return menu
 
-    def _ask_chip(self, key: str, label: str) -> None:
-        value, ok = QInputDialog.getText(self, f"Filter by {key}", label)
-        if ok and value.strip():
-            self.add_chip(key, value)
+    def _pick(self, key: str) -> None:
+        """Load the known values off the GUI thread, then offer them in a picker."""
+        self.query(self.memory.facets, lambda facets: self._show_picker(key, facets))
+
+    def _show_picker(self, key: str, facets: Any) -> None:
+        titles = {
+            "person": "Only messages from…",
+            "channel": "Only the conversation…",
+            "platform": "Only from…",
+        }
+        choices = {"person": person_choices, "channel": channel_choices, "platform": platform_choices}[key]
+        dialog = PickerDialog(titles[key], "Pick from what is stored:", choices(facets), key, self)
+        self.picker = dialog  # tests drive the open dialog
+        if dialog.exec() == PickerDialog.DialogCode.Accepted and dialog.value():
+            self.add_chip(key, dialog.value() or "")
+
+    def ask_date_range(self) -> None:
+        now = self.ctx.clock.now_ms()
+        dialog = DateRangeDialog(lambda v: date_bounds(v, now), QDate.currentDate(), self)
+        self.date_dialog = dialog  # tests drive the open dialog
+        if dialog.exec() == DateRangeDialog.DialogCode.Accepted:
+            self.add_chip("date", dialog.value())
 
     def add_chip(self, key: str, value: str) -> None:
-        self.state = self.state.add_chip(key, value)
+        try:
+            self.state = self.state.add_chip(key, value)
+        except ValueError as exc:
+            self.banner.show_message(str(exc), "error")
+            return
         self.chip_bar.set_chips(list(self.state.chips))
         self.run_search()
 
@@ -280,23 +370,35 @@ class SearchScreen(Screen):
         self.chip_bar.set_chips(list(self.state.chips))
         self.run_search()
 
-    # --- actions from the detail pane ------------------------------------------------------------
+    # --- actions from the detail pane -----------------------------------------------------------
     def confirm(self, title: str, text: str) -> bool:
         answer = QMessageBox.question(self, title, text)
         return answer == QMessageBox.StandardButton.Yes
 
     def replace_hit(self, hit_id: str, **changes: Any) -> None:
+        self._hits = [_with_extra(h, {**h.extra, **changes}) if _is(h, hit_id) else h for h in self._hits]
         for row, hit in enumerate(self.model.rows):
-            if hit.id == hit_id and hit.kind == "message":
-                extra = {**hit.extra, **changes}
-                self.model.replace_row(row, _with_extra(hit, extra))
+            if _is(hit, hit_id):
+                self.model.replace_row(row, _with_extra(hit, {**hit.extra, **changes}))
 
     def drop_hit(self, hit_id: str) -> None:
+        self._hits = [h for h in self._hits if not _is(h, hit_id)]
         for row, hit in enumerate(self.model.rows):
-            if hit.id == hit_id and hit.kind == "message":
+            if _is(hit, hit_id):
                 self.model.remove_row(row)
                 break
+        self.count_label.setText(count_text(len(self._hits), 0, self.loose_button.isChecked()))
         self.detail.show_nothing()
+
+
+def count_text(shown: int, hidden: int, loose: bool) -> str:
+    """ "12 results", "1 result · 3 weaker matches hidden", "No close match"."""
+    if not shown:
+        return "No close match" if hidden and not loose else "No results"
+    text = f"{shown} result{'s' if shown != 1 else ''}"
+    if hidden and not loose:
+        text += f" \u00b7 {hidden} weaker match{'es' if hidden != 1 else ''} hidden"
+    return text
 
 
 def understood_chips(understood: Understood) -> list[tuple[str, str]]:
@@ -309,5 +411,12 @@ def understood_chips(understood: Understood) -> list[tuple[str, str]]:
     return chips
 
 
+def _is(hit: SearchHit, hit_id: str) -> bool:
+    return hit.id == hit_id and hit.kind == "message"
+
+
 def _with_extra(hit: SearchHit, extra: dict[str, Any]) -> SearchHit:
     return replace(hit, extra=extra)
+
+
+__all__ = ["SearchScreen", "count_text", "understood_chips"]
