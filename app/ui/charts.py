@@ -73,19 +73,19 @@ class TimeChart(_ChartHost):
 
         chart = self._chart()
         self.starts, self.series = list(starts), {k: list(v) for k, v in series.items()}
+        # Each bucket is drawn flat from its start to the next one's: counts per period read as
+        # blocks on the date axis (a histogram), not as a line interpolating between periods.
+        width = (starts[1] - starts[0]) if len(starts) > 1 else DAY_MS
+        edges = [*starts, (starts[-1] + width) if starts else width]
         below = [0.0] * len(starts)
         drawn: list = []
         keep: list = []
         for i, (name, values) in enumerate(series.items()):
             colour = QColor((colours or {}).get(name) or SERIES_COLOURS[i % len(SERIES_COLOURS)])
-            upper = QLineSeries()
             top = [b + float(v) for b, v in zip(below, values, strict=True)] if stacked else list(values)
-            for at, v in zip(starts, top, strict=True):
-                upper.append(float(at), float(v))
+            upper = _steps(QLineSeries(), edges, top)
             if stacked:
-                lower = QLineSeries()
-                for at, v in zip(starts, below, strict=True):
-                    lower.append(float(at), float(v))
+                lower = _steps(QLineSeries(), edges, below)
                 area = QAreaSeries()
                 area.setUpperSeries(upper)
                 area.setLowerSeries(lower)
@@ -98,14 +98,12 @@ class TimeChart(_ChartHost):
             else:
                 upper.setName(name)
                 upper.setColor(colour)
-                upper.setPointsVisible(len(starts) <= 40)
                 drawn.append(upper)
-        peak = max([*below] if stacked else [float(v) for vs in series.values() for v in vs] or [0.0])
+        peak = max([0.0, *below] if stacked else [0.0, *(float(v) for vs in series.values() for v in vs)])
         for s in drawn:
             chart.addSeries(s)
         x, y = QDateTimeAxis(), QValueAxis()
-        first = starts[0] if starts else 0
-        last = starts[-1] if starts else DAY_MS
+        first, last = edges[0] if starts else 0, edges[-1]
         x.setRange(
             QDateTime.fromMSecsSinceEpoch(int(first)),
             QDateTime.fromMSecsSinceEpoch(int(max(last, first + DAY_MS))),
@@ -113,8 +111,9 @@ class TimeChart(_ChartHost):
         x.setFormat(date_format(int(last - first)))
         x.setTickCount(min(max(len(starts), 2), 6))
         top_value = max(int(peak), 1)
-        y.setRange(0, top_value)
-        y.setTickCount(min(top_value, 5) + 1)  # whole-number ticks for small counts
+        step = nice_step(top_value)
+        y.setRange(0, step * -(-top_value // step))  # up to a whole number of steps
+        y.setTickCount(int(-(-top_value // step)) + 1)  # whole-number ticks: 0, 5, 10, …
         y.setLabelFormat("%d")
         if y_title:
             y.setTitleText(y_title)
@@ -126,6 +125,24 @@ class TimeChart(_ChartHost):
         self.x_axis = x
         self._series_refs = drawn + keep
         chart.legend().setVisible(len(series) > 1)
+
+
+def _steps(line, edges: Sequence[int], values: Sequence[float]):  # -> QLineSeries
+    for i, v in enumerate(values):
+        line.append(float(edges[i]), float(v))
+        line.append(float(edges[i + 1]), float(v))
+    return line
+
+
+def nice_step(top: int, ticks: int = 5) -> int:
+    """A 1-2-5 step giving at most `ticks` intervals up to `top` (counts: never a fraction)."""
+    step = 1
+    while top / step > ticks:
+        for factor in (2, 2.5, 2):
+            step = int(step * factor)
+            if top / step <= ticks:
+                break
+    return step
 
 
 BUCKET_SIZES = (DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 91 * DAY_MS, 365 * DAY_MS)

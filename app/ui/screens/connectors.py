@@ -65,6 +65,12 @@ class ConnectorsScreen(Screen):
         self.model = ConnectorsModel(ctx.clock.now_ms)
         self.table = make_table(self.model)
         live_layout.addWidget(self.table, 1)
+        self.empty = muted(
+            "No live connectors yet. Add… connects a Slack workspace, a Discord bot or a Telegram bot "
+            "with a token; new messages then arrive on a schedule."
+        )
+        self.empty.hide()
+        live_layout.addWidget(self.empty)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # syncs report when done; show activity meanwhile
         self.progress.hide()
@@ -103,6 +109,7 @@ class ConnectorsScreen(Screen):
         self.import_button = QPushButton("Import…")
         self.import_button.clicked.connect(self.open_import_wizard)
         self.import_button.setEnabled(self.imports is not None)
+        imports_layout.setStretch(0, 1)
         imports_layout.addWidget(self.import_button)
         self.outer.addWidget(imports)
 
@@ -116,6 +123,7 @@ class ConnectorsScreen(Screen):
         # Keep the user's selection across reloads (a sync or test reloads the list).
         current = self.model.row_at(self.table.currentIndex().row())
         self.model.set_rows(states)
+        self.empty.setVisible(not states)
         for row, state in enumerate(states):
             if current is not None and state.id == current.id:
                 self.table.selectRow(row)

@@ -4,6 +4,7 @@ done / dismiss / snooze buttons, insights over time, open loops (with "who are y
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -23,13 +24,14 @@ from PySide6.QtWidgets import (
 
 from app.core.clock import DAY_MS
 from app.core.errors import ConfigError
-from app.ui.charts import TimeChart, bucket_counts
+from app.ui.charts import SERIES_COLOURS, TimeChart, bucket_counts
 from app.ui.context import UiContext
 from app.ui.events import INSIGHTS
 from app.ui.formatting import local_time
 from app.ui.models.rows import Column, RowsModel, keep_order
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.insights_lifecycle import LIFECYCLE_FILTERS, SNOOZE_DAYS, LifecycleBar, WhoAreYou
+from app.ui.when import parse_iso
 from app.ui.widgets import make_table
 
 LEVEL_COLOURS = {
@@ -41,6 +43,12 @@ LEVEL_COLOURS = {
     "low": "#868e96",
 }
 LIST_LIMIT = 200
+NARROW_WIDTH = 960  # below this the detail pane moves under the list
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?")
+PICK_ONE = (
+    "<p style='color:gray'>Select an insight to see what it is about, who owns it, its timeline and "
+    "the messages it comes from. Double-click a message to open it in Search.</p>"
+)
 CHART_LIMIT = 500  # the service's page limit: the over-time chart counts up to this many insights
 TREND_WORDS = {"rising": "views ↑", "falling": "views ↓", "stable": ""}
 STATE_HELP = (
@@ -159,6 +167,7 @@ class InsightsScreen(Screen):
         self.lifecycle_bar = LifecycleBar(self.set_lifecycle)
         detail_layout.addWidget(self.lifecycle_bar)
         self.detail = QTextBrowser()
+        self.detail.setHtml(PICK_ONE)
         detail_layout.addWidget(self.detail, 3)
         self.evidence = QListWidget()
         self.evidence.setWordWrap(True)
@@ -188,15 +197,24 @@ class InsightsScreen(Screen):
         self.tabs.addTab(loops, "Open loops")
         self.tabs.currentChanged.connect(self._tab_changed)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        self.outer.addWidget(splitter, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.outer.addWidget(self.splitter, 1)
         self._current: str | None = None
         self._restoring = False
         self._order: list[str] = []  # ids in the order shown; kept across refreshes (see resort)
+
+    def resizeEvent(self, event: Any) -> None:
+        # Narrow window: the detail goes below the list, so titles keep a readable width.
+        if self.insights is not None:
+            narrow = self.width() < NARROW_WIDTH
+            wanted = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+            if self.splitter.orientation() != wanted:
+                self.splitter.setOrientation(wanted)
+        super().resizeEvent(event)
 
     # --- list ----------------------------------------------------------------------------------
     def resort(self) -> None:
@@ -322,7 +340,10 @@ class InsightsScreen(Screen):
 
     def _show_chart(self, loaded: tuple[list[int], dict[str, list[int]]]) -> None:
         starts, series = loaded
-        self.chart.set_data(starts, series, stacked=True, y_title="insights")
+        ordered = {name: series[name] for name in KIND_NAMES.values() if name in series}
+        ordered.update({k: v for k, v in series.items() if k not in ordered})  # a kind added later
+        colours = dict(zip(KIND_NAMES.values(), SERIES_COLOURS, strict=False))
+        self.chart.set_data(starts, ordered, stacked=True, y_title="insights", colours=colours)
 
     # --- detail --------------------------------------------------------------------------------
     def _open_row(self, row: int) -> None:
@@ -430,6 +451,16 @@ def _badge(text: str) -> str:
     return f"<span style='color:white;background:{colour};'>&nbsp;{html.escape(text)}&nbsp;</span>"
 
 
+def readable_times(text: str) -> str:
+    """ISO timestamps inside extracted details ("due: 2026-11-15T23:59:00Z") in local time."""
+
+    def local(match: re.Match[str]) -> str:
+        ms = parse_iso(match.group(0))
+        return local_time(ms) if ms is not None else match.group(0)
+
+    return ISO_TIME.sub(local, text)
+
+
 def views_text(trend: dict[str, Any] | None) -> str:
     if not trend:
         return ""
@@ -446,7 +477,7 @@ def insight_html(r: Any, trend: dict[str, Any] | None = None) -> str:
     if d.due_at:
         meta.append(f"due {local_time(d.due_at)}")
     meta.append(f"{d.platform} · #{html.escape(d.channel)}" if d.channel else d.platform)
-    details = "".join(f"<li>{html.escape(x)}</li>" for x in d.details)
+    details = "".join(f"<li>{html.escape(readable_times(x))}</li>" for x in d.details)
     timeline = "".join(f"<li>{local_time(t.at)} {html.escape(t.event)}</li>" for t in d.timeline)
     if r.insight.lifecycle_set_at is not None:
         timeline += (

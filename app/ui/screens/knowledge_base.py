@@ -13,6 +13,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -26,29 +27,33 @@ from PySide6.QtWidgets import (
 
 from app.ui.context import UiContext
 from app.ui.events import DOCUMENTS
-from app.ui.formatting import human_size, local_time
+from app.ui.formatting import human_size
 from app.ui.highlight import highlight_html, query_terms, snippet
 from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
 from app.ui.theme import is_dark, term_highlight_colour
 from app.ui.uploads import DropZone, UploadsModel, expand
+from app.ui.when import exact, relative
 from app.ui.widgets import make_table
 
 LIST_LIMIT = 500
+PICK_ONE = "<p style='color:gray'>Select a document to read it here.</p>"
 CLEAR_DONE_MS = 4000  # finished uploads leave the queue this long after the last one ends
 
 
 class DocumentsModel(RowsModel[Any]):
     """Rows are the knowledge service's DocumentInfo values."""
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, now: Any, parent: object = None) -> None:
         super().__init__(
             [
                 Column("Document", lambda d: d.file_name),
                 Column("Format", lambda d: d.format),
                 Column("Size", lambda d: human_size(d.size_bytes), align_right=True),
                 Column("Chunks", lambda d: str(d.total_chunks), align_right=True),
-                Column("Added", lambda d: local_time(d.uploaded_at)),
+                Column(
+                    "Added", lambda d: relative(d.uploaded_at, now()), tooltip=lambda d: exact(d.uploaded_at)
+                ),
             ],
             parent,
         )
@@ -72,7 +77,9 @@ class KnowledgeBaseScreen(Screen):
         self.add_button.clicked.connect(self.choose_files)
         self.add_folder_button = QPushButton("Add folder…")
         self.add_folder_button.clicked.connect(self.choose_folder)
-        self.drop = DropZone("…or drop files and folders here (PDF, Word, PowerPoint, Excel, text, HTML)")
+        self.drop = DropZone("…or drop files and folders here")
+        self.drop.setToolTip("PDF, Word, PowerPoint, Excel, CSV, text, Markdown, HTML; folders: every file")
+        self.drop.label.setWordWrap(True)
         self.drop.setMinimumHeight(44)
         self.drop.files_dropped.connect(self.add_paths)
         add_row.addWidget(self.add_button)
@@ -98,8 +105,11 @@ class KnowledgeBaseScreen(Screen):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.model = DocumentsModel()
+        self.model = DocumentsModel(ctx.clock.now_ms)
         self.table = make_table(self.model)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the name gets the width
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._open_row(cur.row()))
         left_layout.addWidget(self.table, 2)
         self.hits = QListWidget()
@@ -121,6 +131,7 @@ class KnowledgeBaseScreen(Screen):
         buttons.addWidget(self.delete_button)
         left_layout.addLayout(buttons)
         self.preview = QTextBrowser()
+        self.preview.setHtml(PICK_ONE)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
@@ -151,7 +162,7 @@ class KnowledgeBaseScreen(Screen):
             selection.blockSignals(False)
         if row is None and self._open_id is not None:
             self._open_id = None  # it was deleted (here or elsewhere)
-            self.preview.clear()
+            self.preview.setHtml(PICK_ONE)
         self._update_buttons()
         if not docs:
             self.preview.setHtml("<p style='color:gray'>No documents yet: press Add files… or drop some.</p>")

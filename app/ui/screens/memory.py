@@ -93,6 +93,9 @@ class MemoryScreen(Screen):
         lower_layout = QHBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
         top.addWidget(lower)
+        top.setStretchFactor(0, 2)
+        top.setStretchFactor(1, 3)
+        top.setSizes([320, 480])
         self.outer.addWidget(top, 1)
 
         status_box = QGroupBox("Forgetting engine")
