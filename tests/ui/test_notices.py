@@ -58,3 +58,29 @@ def test_own_changes_make_no_notice(qtbot, services):
     qtbot.waitUntil(lambda: not watcher._running, timeout=5000)
     qtbot.wait(100)
     assert not window.notice_bar.isVisible()
+
+
+def test_sync_by_another_process_refreshes_connectors_and_notifies(qtbot, services, other):
+    fake_slack = pytest.importorskip("tests.connectors.fake_slack")
+    slack = fake_slack.FakeSlack()
+    slack.post("C1", "1700000000.000100", "Kickoff notes are in the wiki", user="U1")
+    slack.post("C1", "1700000060.000200", "Thanks, reading them now", user="U2")
+    with slack.server:
+        window = open_window(qtbot, services)
+        screen = window.show_screen("connectors")
+        services.connectors.add("slack", slack.token, connector_id="work",
+                                options={"base_url": slack.server.url + "/api/"})  # fmt: skip
+        qtbot.waitUntil(lambda: screen.model.rowCount() == 1, timeout=10000)
+        watcher = window.ctx.notices
+        watcher.poll_now()
+        qtbot.waitUntil(lambda: not watcher._running and "work" in watcher.syncs, timeout=10000)
+
+        report = other.connectors.sync("work")  # the scheduler of another process
+        assert report.imported == 2
+        watcher.poll_now()
+        qtbot.waitUntil(lambda: screen.model.rows[0].messages_total == 2, timeout=10000)
+        bar = window.notice_bar
+        qtbot.waitUntil(lambda: bar.isVisible(), timeout=5000)
+        assert "“work” synced: 2 new messages" in bar.text.text()
+        bar.dismiss_button.click()
+        assert not bar.isVisible()

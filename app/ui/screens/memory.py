@@ -27,7 +27,7 @@ from app.ui.formatting import TIER_COLOURS
 from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.memory_text import STATUS_WORDS, plan_html, status_text, totals_html, undo_text
-from app.ui.when import exact, relative
+from app.ui.when import exact, parse_iso, relative
 from app.ui.widgets import make_table
 
 TIERS = ("short", "mid", "long")
@@ -223,7 +223,9 @@ class MemoryScreen(Screen):
 
         def done(result: dict[str, Any]) -> None:
             self.pending.show_plan(None)
-            self.banner.show_message(f"Not now: scheduled forgetting resumes {result['resumesAt']}.", "info")
+            resumes = parse_iso(result.get("resumesAt"))
+            when = f"{relative(resumes, self.ctx.clock.now_ms())} ({exact(resumes)})" if resumes else "later"
+            self.banner.show_message(f"Not now: scheduled forgetting resumes {when}.", "info")
 
         self.mutate(svc.dismiss_pending, [FORGETTING], done)
 
