@@ -40,15 +40,16 @@ def _sum(report: Any, field: str) -> int:
 
 
 def forgetting_notices(runs: list[Any], seen_started: int, forgetting: Any) -> list[Notice]:
-    """Runs started after `seen_started` that the user did not start here and that changed data."""
+    """Runs started after `seen_started` that changed data (the caller keeps quiet about the
+    user's own runs from this window: it knows when they happen)."""
     out = []
     for run in sorted(runs, key=lambda r: r.started_at):
         archived, promoted = _sum(run, "archived"), _sum(run, "promoted")
-        if run.started_at <= seen_started or run.trigger == "manual" or run.dry_run or not run.run_id:
+        if run.started_at <= seen_started or run.dry_run or not run.run_id:
             continue
         if run.undone_at or not (archived or promoted):
             continue
-        who = "Scheduled forgetting" if run.trigger == "schedule" else f"Forgetting ({run.trigger})"
+        who = "Scheduled forgetting" if run.trigger == "schedule" else "A forgetting run started elsewhere"
         run_id = run.run_id
         out.append(
             Notice(

@@ -83,7 +83,7 @@ def test_upload_files_then_listed_previewed_searched_deleted(qtbot, screen, serv
     screen.delete_selected()
     qtbot.waitUntil(lambda: screen.model.rowCount() == 1, timeout=5000)
     assert [d.file_name for d in services.knowledge.list_documents()] == ["notes.txt"]
-    assert screen.preview.toPlainText() == "" and not screen.open_button.isEnabled()
+    assert "Select a document" in screen.preview.toPlainText() and not screen.open_button.isEnabled()
     assert screen.ctx.guard.violations == []
 
 
