@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from app.services.change_marker import change_marker, changed_kinds
 from app.ui.events import ALL_KINDS, CONNECTORS, FORGETTING, INSIGHTS, MESSAGES, SUMMARIES, Changes
 from app.ui.ops import MutateOp, QueryOp
 
@@ -124,6 +123,8 @@ class ChangeWatcher(QObject):
         seen_started, syncs = self.seen_started, dict(self.syncs)
 
         def load() -> tuple[dict[str, tuple[Any, ...]], list[Any] | None, list[Any] | None]:
+            from app.services.change_marker import change_marker  # SQLAlchemy: not at window start
+
             marker = change_marker(db, user)
             changed = set(marker) if first else changed_kinds(before or {}, marker)
             forgetting, connectors = (
@@ -166,6 +167,12 @@ class ChangeWatcher(QObject):
             self.ctx.events.publish(Changes(frozenset(kinds)))
         for notice in notices:
             self.on_notice(notice)
+
+
+def changed_kinds(before: dict[str, tuple[Any, ...]], after: dict[str, tuple[Any, ...]]) -> set[str]:
+    from app.services.change_marker import changed_kinds as changed
+
+    return changed(before, after)
 
 
 def _count(marker: dict[str, tuple[Any, ...]], kind: str) -> int:
