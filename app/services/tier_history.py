@@ -11,6 +11,8 @@ from app.core.domain import Tier
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 
+ARCHIVED = "archived"  # whole_history's series for archived messages, whatever their tier
+
 
 @dataclass(frozen=True, slots=True)
 class TierTimeline:
@@ -79,21 +81,36 @@ def tier_totals(db: Database, user_id: str) -> TierTotals:
 
 
 def whole_history(db: Database, user_id: str, *, max_buckets: int = 40) -> TierTimeline:
-    """Like `tier_timeline`, over the whole stored history (first to last message), so an import
-    of old chats shows; the bucket grows from a week to a month, quarter or year to fit."""
+    """Messages kept in full per tier, plus "archived" (text folded into summaries), over the whole
+    stored history (first to last message), so an import of old chats shows; the bucket grows
+    from a week to a month, quarter or year to fit `max_buckets`. One grouped query."""
     with db.read() as session:
         first, last = session.execute(
             select(func.min(RawMessageRow.timestamp), func.max(RawMessageRow.timestamp)).where(
                 RawMessageRow.user_id == user_id
             )
         ).one()
-    if first is None:
-        return TierTimeline((), {t.value: () for t in Tier}, {})
-    for days in (7, 30, 91, 365):
-        size = days * DAY_MS
-        start = first - first % size  # buckets on fixed boundaries, so they do not shift per import
-        buckets = int((last - start) // size) + 1
-        if buckets <= max_buckets:
-            break
-    # `tier_timeline` counts back from its `now`: the last bucket ends just after the newest message.
-    return tier_timeline(db, user_id, start + buckets * size, bucket_days=days, buckets=buckets)
+        if first is None:
+            return TierTimeline((), {t.value: () for t in Tier}, {})
+        for days in (7, 30, 91, 365):
+            size = days * DAY_MS
+            start = first - first % size  # buckets on fixed boundaries, so they do not shift per import
+            buckets = int((last - start) // size) + 1
+            if buckets <= max_buckets:
+                break
+        bucket = func.floor((RawMessageRow.timestamp - start) / size)
+        archived = RawMessageRow.archived_at.is_not(None)
+        rows = session.execute(
+            select(RawMessageRow.memory_stage, archived, bucket, func.count())
+            .where(RawMessageRow.user_id == user_id)
+            .group_by(RawMessageRow.memory_stage, archived, bucket)
+        ).all()
+    counts: dict[str, list[int]] = {name: [0] * buckets for name in (*(t.value for t in Tier), ARCHIVED)}
+    for stage, is_archived, index, count in rows:
+        name = ARCHIVED if is_archived else str(stage)
+        counts.setdefault(name, [0] * buckets)[min(max(int(index), 0), buckets - 1)] += int(count)
+    return TierTimeline(
+        starts=tuple(start + i * size for i in range(buckets)),
+        counts={k: tuple(v) for k, v in counts.items()},
+        older={},
+    )

@@ -48,7 +48,7 @@ def date_format(span_ms: int) -> str:
     """Axis label format for a span: days for weeks, months for a year or two, years beyond."""
     if span_ms <= 120 * DAY_MS:
         return "d MMM"
-    if span_ms <= 3 * 365 * DAY_MS:
+    if span_ms <= 6 * 365 * DAY_MS:
         return "MMM yyyy"
     return "yyyy"
 

@@ -50,10 +50,10 @@ def forgetting_notices(runs: list[Any], seen_started: int, forgetting: Any) -> l
             continue
         who = "Scheduled forgetting" if run.trigger == "schedule" else "A forgetting run started elsewhere"
         run_id = run.run_id
+        kept = f" and kept {promoted} longer" if promoted else ""
         out.append(
             Notice(
-                f"{who} archived {archived} messages into {_sum(run, 'summarized')} summaries and "
-                f"kept {promoted} longer.",
+                f"{who} archived {archived} messages into {_sum(run, 'summarized')} summaries{kept}.",
                 review="memory",
                 undo_label="Undo",
                 undo=lambda run_id=run_id: forgetting.undo(run_id),

@@ -57,6 +57,8 @@ def test_preview_run_and_undo(qtbot, screen, services):
     # The preview follows the data: what was just archived is no longer planned.
     qtbot.waitUntil(lambda: "Nothing to forget" in screen.plan_view.toPlainText(), timeout=10000)
     qtbot.waitUntil(lambda: totals_numbers(screen) == (12, 0, 12), timeout=10000)
+    qtbot.waitUntil(lambda: sum(screen.chart.series["archived"]) == 12, timeout=10000)  # shown as such
+    assert sum(screen.chart.series["short term"]) == 0
     assert screen.runs.index(0, 0).data() == "just now"  # human time, exact one on hover
     assert "2026" in screen.runs.index(0, 0).data(3)  # Qt.ToolTipRole
     assert "T" not in screen.status.text().split("last run")[-1]  # no raw ISO timestamps

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.tier_history import tier_totals, whole_history
+from app.services.tier_history import ARCHIVED, tier_totals, whole_history
 from app.ui.charts import TimeChart
 from app.ui.context import UiContext
 from app.ui.events import FORGETTING, MESSAGES, SUMMARIES
@@ -31,6 +31,7 @@ from app.ui.when import exact, parse_iso, relative
 from app.ui.widgets import make_table
 
 TIERS = ("short", "mid", "long")
+TRIGGER_WORDS = {"manual": "you", "schedule": "schedule", "cli": "command line", "api": "REST API"}
 CONFIRM_ARCHIVE_ABOVE = 100  # "Run now" asks first when it would archive more messages than this
 
 
@@ -46,7 +47,7 @@ class RunsModel(RowsModel[Any]):
             [
                 Column("Started", lambda r: relative(r.started_at, now()),
                        tooltip=lambda r: exact(r.started_at)),
-                Column("By", lambda r: "you" if r.trigger == "manual" else r.trigger),
+                Column("By", lambda r: TRIGGER_WORDS.get(r.trigger, r.trigger)),
                 Column("Result", lambda r: run_result(r, now()), tooltip=lambda r: r.message),
                 Column("Kept longer", lambda r: str(_sum(r, "promoted")), align_right=True,
                        header_tooltip="Messages moved to a longer-lived tier"),
@@ -84,7 +85,7 @@ class MemoryScreen(Screen):
         self.outer.addWidget(self.totals)
         self.pending = PendingNotice(self)
         self.outer.addWidget(self.pending)
-        self.chart = TimeChart("Messages per tier, by when they were written (whole history)")
+        self.chart = TimeChart("Your messages by when they were written: kept in full per tier, or archived")
         self.chart.setMinimumHeight(200)
 
         top = QSplitter(Qt.Orientation.Vertical)
@@ -146,12 +147,13 @@ class MemoryScreen(Screen):
     def _show_counts(self, loaded: tuple[Any, Any, Any]) -> None:
         stats, totals, timeline = loaded
         self.totals.setText(totals_html(totals, stats))
+        names = {"short": "short term", "mid": "mid term", "long": "long term", ARCHIVED: "archived"}
         self.chart.set_data(
             list(timeline.starts),
-            {t: timeline.counts.get(t, ()) for t in TIERS},
+            {names[k]: timeline.counts.get(k, ()) for k in (*TIERS, ARCHIVED)},
             stacked=True,
             y_title="messages",
-            colours=TIER_COLOURS,
+            colours={names[k]: c for k, c in {**TIER_COLOURS, ARCHIVED: "#adb5bd"}.items()},
         )
 
     def _show_forgetting(self, loaded: tuple[Any, Any]) -> None:
