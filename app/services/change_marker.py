@@ -16,8 +16,11 @@ from app.core.storage.db import Database
 
 # kind → SQL returning one row; every query filters on the user (`:u`).
 QUERIES: dict[str, str] = {
+    # Edits, pins and deletions write an audit row in the same transaction: its newest id moves
+    # with them (any user's: a needless refresh is cheap, a full scan every 3 s is not).
     "messages": (
-        "SELECT count(*), max(id), count(archived_at), sum(is_pinned) FROM raw_messages WHERE user_id = :u"
+        "SELECT (SELECT count(*) FROM raw_messages WHERE user_id = :u), "
+        "(SELECT max(id) FROM raw_messages), (SELECT max(id) FROM audit_log)"
     ),
     "summaries": "SELECT count(*), max(updated_at) FROM memory_summaries WHERE user_id = :u",
     "forgetting": (
