@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.loading import LoadingPage
-from app.ui.notices import install_notices
 from app.ui.screens.base import Screen
 
 # Sidebar order is the issue's contract: Search, Insights, Knowledge Base, Connectors, Memory, Settings;
@@ -107,7 +106,6 @@ class MainWindow(QMainWindow):
         self.loading.deleteLater()
         self._set_screens_enabled(True)
         self.sidebar.currentRowChanged.connect(self._show_row)
-        install_notices(self)  # changes made elsewhere refresh the views and show a notice
         keys = [k for k, _, _ in SCREENS]
         last = "search" if to_search else QSettings().value("window/screen", "search")
         self.sidebar.setCurrentRow(keys.index(last) if last in keys else 0)
@@ -117,6 +115,9 @@ class MainWindow(QMainWindow):
             self.focus_search(typed if typed.strip() else None)
             if typed.strip():
                 self.screens["search"].query_edit.setCursorPosition(cursor)  # type: ignore[attr-defined]
+        from app.ui.notices import install_notices
+
+        install_notices(self)  # changes made elsewhere refresh the views and show a notice
 
     def show_failure(self, text: str) -> None:
         """The services could not open: say why in place of the screens."""
