@@ -68,6 +68,7 @@ def test_clicking_a_row_does_not_move_it_until_rerank(qtbot, screen, services):
     assert [r.id for r in screen.model.rows] == order  # refreshed in place, nothing moved
     assert screen.model.row_at(screen.table.currentIndex().row()).id == clicked
     ranked = [r.id for r in services.insights.list_insights(limit=200)]
+    assert ranked.index(clicked) < row  # the view really re-ranked it: without the fix it would jump
     screen.rerank_button.click()  # asking for the new order shows it, selection follows the item
     qtbot.waitUntil(lambda: [r.id for r in screen.model.rows] == ranked, timeout=10000)
     assert screen.model.row_at(screen.table.currentIndex().row()).id == clicked
