@@ -23,6 +23,21 @@ STATUS_WORDS = {"ok": "working", "error": "failing", "running": "syncing…", "n
 FORM_CHECK_RETRY = RetryPolicy(max_attempts=2, base_delay=0.5, max_delay=1.0)
 
 
+ERROR_WORDS = {
+    "connector_auth_failed": "token refused: remove the connector and add it with a new token",
+    "connector_unavailable": "could not reach the platform: check the connection; it retries on schedule",
+    "connector_rate_limited": "the platform asked to slow down: the next sync continues",
+    "connector_not_found": "a channel or chat is gone or the bot is not in it",
+}
+
+
+def error_words(state: Any) -> str:
+    """The last sync problem in words (the raw error is the tooltip)."""
+    if not state.last_error:
+        return ""
+    return ERROR_WORDS.get(state.last_error_code or "", state.last_error)
+
+
 class ConnectorsModel(RowsModel[Any]):
     """Rows are ConnectorState values (no tokens: those stay in the secret store)."""
 
@@ -43,7 +58,7 @@ class ConnectorsModel(RowsModel[Any]):
                 ),
                 Column("Messages", lambda s: str(s.messages_total), align_right=True),
                 Column("Every", lambda s: f"{s.interval_minutes} min"),
-                Column("Last error", lambda s: s.last_error or "", tooltip=lambda s: s.last_error or ""),
+                Column("Last problem", error_words, tooltip=lambda s: s.last_error or ""),
             ],
             parent,
         )
