@@ -199,6 +199,12 @@ def build_demo_services(data_dir: Path, embedder: Any = None) -> Any:
         clock.set(datetime_to_ms(DEMO_NOW))
     if services.insights is not None:
         services.insights.generate()
+    if getattr(services, "files", None) is not None:
+        services.files.refresh()  # the memory-file pages the Files screen lists
+        # Pages carry their file's modification time; pin it so the pictures do not change.
+        stamp = DEMO_NOW.timestamp() - 3600
+        for page in services.layout.memory.rglob("*"):
+            os.utime(page, (stamp, stamp))
     return services
 
 
