@@ -16,8 +16,10 @@ from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from app.core.paths import resource_path
+from app.ui.theme import is_dark
 
 ICON_GREY = "#5f6673"
+ICON_LIGHT = "#c9ccd1"  # the stroke colour on the dark theme
 ICON_SIZES = (16, 20, 24, 32, 48)
 # A screen key of the main window → its sidebar icon.
 SCREEN_ICONS = {
@@ -71,9 +73,14 @@ def pixmap(name: str, size: int, colour: str | None = None) -> QPixmap:
     return pix
 
 
-@lru_cache(maxsize=256)
 def icon(name: str, colour: str | None = None) -> QIcon:
-    """A QIcon for buttons, menus and list items; unknown names raise KeyError listing the known ones."""
+    """A QIcon for buttons, menus and list items, in the theme's stroke colour unless `colour` is
+    given; unknown names raise KeyError listing the known ones."""
+    return _icon(name, colour or (ICON_LIGHT if is_dark() else None))
+
+
+@lru_cache(maxsize=256)
+def _icon(name: str, colour: str | None) -> QIcon:
     result = QIcon()
     for size in ICON_SIZES:
         result.addPixmap(pixmap(name, size, colour))

@@ -42,5 +42,5 @@ def message_link(
         return None
     if platform == "slack" and len(parts) == 4 and parts[0] == "slack" and parts[1] and parts[2]:
         _, team, channel_id, _ts = parts
-        return MessageLink(f"slack://channel?team={team}&id={channel_id}", f"{label} (conversation)")
+        return MessageLink(f"slack://channel?team={team}&id={channel_id}", label)
     return None

@@ -32,7 +32,9 @@ SIZES: tuple[tuple[int, int], ...] = ((1440, 900), (900, 600))
 # "Now" for the demo: a week after its last message (Saturday 21 November 2026, 12:00 UTC).
 DEMO_NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 DEMO_DOCUMENT = ("demo", "aurora-launch-plan.md")
+DEMO_DOCUMENT_ADDED = datetime(2026, 11, 10, 10, 30, tzinfo=UTC)
 DEFAULT_OUT = Path("docs") / "screenshots"
+DEMO_DATA_DIR = "strata-demo"
 
 Prepare = Callable[[MainWindow], QWidget | None]
 
@@ -69,37 +71,56 @@ def settle(app: QApplication, rounds: int = 6) -> None:
 
 def _screen(window: MainWindow, key: str) -> Any:
     screen = window.show_screen(key)
-    window.sidebar.setFocus()  # no blinking text cursor in the picture
+    screen.setFocus()  # no blinking text cursor in the picture
     return screen
+
+
+def _fresh_search(window: MainWindow) -> Any:
+    """The Search screen with no query, chips or open result left from an earlier shot."""
+    from app.ui.search_state import SearchState
+
+    screen = _screen(window, "search")
+    screen.state = SearchState()
+    screen.chip_bar.set_chips([])
+    screen.sort_combo.setCurrentIndex(0)
+    screen.detail.show_nothing()
+    return screen
+
+
+def _select_first_message(screen: Any) -> None:
+    """Open the first chat message (not a document), so the detail shows a conversation."""
+    rows = screen.model.rows
+    row = next((r for r, hit in enumerate(rows) if hit.kind == "message"), 0)
+    screen.table.selectRow(row)
+    screen.query_edit.deselect()
+    screen.table.setFocus()
 
 
 # --- the registry: every page of the main window, then dialogs ---------------------------------
 @shot("search-empty", "search")
 def _search_empty(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.query_edit.clear()
+    screen = _fresh_search(window)
     screen.clear()
-    window.sidebar.setFocus()
+    screen.reload()  # the example queries for an empty search box
+    screen.table.setFocus()  # no blinking text cursor, no focus frame on the sidebar
 
 
 @shot("search", "search")
 def _search(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.focus_query("when is the launch")
+    screen = _fresh_search(window)
+    screen.focus_query("who owns the status page")
     screen.run_search()
     settle(_app())
-    screen.table.selectRow(0)
-    screen.table.setFocus()
+    _select_first_message(screen)
 
 
 @shot("search-filtered", "search")
 def _search_filtered(window: MainWindow) -> None:
-    screen = _screen(window, "search")
-    screen.focus_query("budget last month")
-    screen.run_search()
+    screen = _fresh_search(window)
+    screen.focus_query("budget decision this month")
+    screen.add_chip("channel", "finance")
     settle(_app())
-    screen.table.selectRow(0)
-    screen.table.setFocus()
+    _select_first_message(screen)
 
 
 @shot("insights", "insights")
@@ -186,9 +207,17 @@ def build_demo_services(data_dir: Path, embedder: Any = None) -> Any:
     load_demo(services.memory)
     document = resource_path(*DEMO_DOCUMENT)
     if services.knowledge is not None and document.exists():
+        clock.set(datetime_to_ms(DEMO_DOCUMENT_ADDED))  # added a few days before "now"
         services.knowledge.add_file(document, actor="demo")
+        clock.set(datetime_to_ms(DEMO_NOW))
     if services.insights is not None:
         services.insights.generate()
+    if getattr(services, "files", None) is not None:
+        services.files.refresh()  # the memory-file pages the Files screen lists
+        # Pages carry their file's modification time; pin it so the pictures do not change.
+        stamp = DEMO_NOW.timestamp() - 3600
+        for page in services.layout.memory.rglob("*"):
+            os.utime(page, (stamp, stamp))
     return services
 
 
@@ -216,7 +245,15 @@ def render(
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(Path(tmp) / "qs"))
         apply_theme(app, dark=False)
-        services = build_demo_services(Path(tmp) / "data", embedder)
+        out = out.resolve()
+        # A relative data dir inside the temp folder: Settings shows the same path on every run.
+        cwd = Path.cwd()
+        os.chdir(tmp)
+        try:
+            services = build_demo_services(Path(DEMO_DATA_DIR), embedder)
+        except BaseException:
+            os.chdir(cwd)
+            raise
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         window = build_window(services, debug=False)
@@ -228,10 +265,8 @@ def render(
                     target = SHOTS[name].prepare(window)
                     if isinstance(target, QDialog):
                         target.setModal(False)
-                        target.resize(
-                            min(target.sizeHint().width(), width), min(target.sizeHint().height(), height)
-                        )
-                        target.show()
+                        target.show()  # the size a person sees, capped to the window's
+                        target.resize(min(target.width(), width), min(target.height(), height))
                     settle(app)
                     path = out / f"{name}-{width}x{height}.png"
                     (target or window).grab().save(str(path))
@@ -243,6 +278,7 @@ def render(
             window.close()
             settle(app, rounds=1)
             services.close()
+            os.chdir(cwd)
     return written
 
 

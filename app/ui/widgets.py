@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.errors import describe
+from app.ui.formatting import channel_label, humanize, platform_name
+from app.ui.icons import icon
 
 
 class Banner(QLabel):
@@ -72,16 +74,43 @@ def muted(text: str = "") -> QLabel:
     return label
 
 
+# Chip keys in words, and the icon each shows (resources/icons).
+CHIP_LABELS = {
+    "platform": ("From", "message"),
+    "channel": ("In", "channel"),
+    "person": ("By", "person"),
+    "date": ("Date", "calendar"),
+    "dates": ("Understood date", "calendar"),
+    "people": ("Understood people", "person"),
+    "archived": ("Archived messages", "archive"),
+}
+
+
+def chip_text(key: str, value: str) -> str:
+    """ "By: dana", "From: WhatsApp", "Archived messages: included"; unknown keys in words."""
+    label = CHIP_LABELS.get(key, (humanize(key), ""))[0]
+    if key == "platform":
+        value = platform_name(value)
+    elif key == "channel":
+        value = channel_label(None, value)
+    return f"{label}: {value}"
+
+
 class Chip(QToolButton):
-    """A removable filter chip ("platform: slack ✕")."""
+    """A removable filter chip ("By: dana ×"); `key`/`value` are what the filter uses."""
 
     def __init__(self, key: str, value: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.key, self.value = key, value
-        self.setText(f"{key}: {value}  ✕")
+        self.setText(chip_text(key, value))
+        self.setIcon(icon("close"))
+        self.setLayoutDirection(Qt.LayoutDirection.RightToLeft)  # the × after the text
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.setAutoRaise(True)
         self.setStyleSheet("QToolButton{border:1px solid palette(mid);border-radius:10px;padding:2px 8px;}")
-        self.setToolTip("Remove this filter")
+        self.setToolTip(
+            "Remove this filter" if key not in ("dates", "people") else "Search without this part"
+        )
 
 
 class ChipBar(QWidget):

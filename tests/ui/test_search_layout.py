@@ -11,7 +11,7 @@ from app.ui.formatting import channel_label, exact_time, initials, relative_time
 from app.ui.highlight import highlight_html, readable_on
 from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
-from tests.conftest import NOW_MS
+from tests.conftest import NOW_MS, make_message
 from tests.ui.helpers import open_window, seed, settle
 
 MINUTE = 60_000
@@ -137,3 +137,54 @@ def test_display_helpers():
     # Highlighted words stay readable in a selected row: dark text on the pale highlight.
     assert readable_on("#fff1a8") == "#1b1b1f" and readable_on("#6b5a00") == "#ffffff"
     assert 'color:#1b1b1f;">budget</span>' in highlight_html("the budget", ["budget"], "#fff1a8")
+
+
+@pytest.mark.parametrize("size", [(1180, 760), (1100, 700)])
+def test_an_open_detail_with_its_link_does_not_squeeze_the_list(qtbot, services, size):
+    services.memory.ingest(
+        [
+            make_message(
+                1, platform="slack", channel="launch", person="anna",
+                message_id="slack:T1:C1:1700000000.0001",
+                content="The launch checklist lives in the shared drive, owners are listed per item",
+            )
+        ]
+    )  # fmt: skip
+    window = open_window(qtbot, services)
+    screen = window.show_screen("search")
+    window.resize(*size)
+    screen.focus_query("launch checklist")
+    screen.run_search()
+    qtbot.waitUntil(lambda: screen.model.rowCount() > 0, timeout=5000)
+    screen.open_current()
+    qtbot.waitUntil(lambda: screen.detail.record is not None, timeout=5000)
+    settle(qtbot)
+    assert not screen.detail.open_button.isHidden() and screen.detail.open_button.text() == "Open in Slack"
+    assert screen.splitter.orientation() == Qt.Orientation.Horizontal
+    table = screen.table
+    total = sum(table.columnWidth(c) for c in range(screen.model.columnCount()))
+    assert table.columnWidth(HitsModel.TEXT_COLUMN) >= total / 2
+    assert table.width() >= screen.detail.width()  # the list keeps the larger share
+
+
+def test_memory_pages_read_as_pages_not_as_a_nameless_person():
+    page = SearchHit(
+        id="file:people/ben.md", kind="memory_file", content="ben\n- own the status page", score=0.5,
+        platform=None, channel="people/ben.md", person=None, timestamp=NOW_MS, tier=None,
+        extra={"path": "people/ben.md", "title": "ben"},
+    )  # fmt: skip
+    model = HitsModel(now_ms=lambda: NOW_MS)
+    model.set_rows([page])
+    assert model.index(0, HitsModel.WHO_COLUMN).data() == "Memory page"
+    assert model.index(0, HitsModel.WHERE_COLUMN).data() == "ben"
+    assert "people/ben.md" in model.index(0, HitsModel.WHERE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_markdown_syntax_is_not_shown_in_snippets():
+    from app.ui.formatting import plain_markdown
+
+    page = (
+        "- [ ] **ben**: own the page ([source](strata://message/4)) [[channels/slack-launch|#launch (slack)]]"
+    )
+    assert plain_markdown(page) == "ben: own the page #launch (slack)"
+    assert plain_markdown("## Budget\nSee [the sheet](https://x.example/s)") == "Budget\nSee the sheet"

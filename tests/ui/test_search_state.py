@@ -56,3 +56,40 @@ def test_snippet_centres_on_first_hit():
     text = "filler " * 100 + "the deadline is friday " + "tail " * 50
     cut = snippet(text, ["deadline"], width=80)
     assert "deadline" in cut and cut.startswith("…") and len(cut) <= 82
+
+
+def test_snippet_never_cuts_a_word_in_half():
+    text = "preamble " * 40 + "the results were evaluated against the deadline target " + "appendix " * 40
+    cut = snippet(text, ["deadline"], width=70)
+    words = set(text.split())
+    assert all(w in words for w in cut.strip("…").split()), cut
+
+
+def test_custom_date_values():
+    from app.ui.search_state import date_bounds
+
+    now = 1_795_000_000_000  # late November 2026
+    since, until = date_bounds("last month", now)
+    assert since < until < now
+    assert date_bounds("2026-11-01..", now)[1] is None
+    for bad, why in [("last mnth", "not a period"), ("..", "has no dates"), ("2026-13-01..", "not a date")]:
+        with pytest.raises(ValueError, match=why):
+            date_bounds(bad, now)
+
+
+def test_highlight_paints_words_not_fragments_and_skips_the_date_phrase():
+    terms = query_terms("when did Caroline go to the support group last year", skip="last year")
+    assert set(terms) == {"caroline", "go", "support", "group"}
+    out = highlight_html("I got support groups, go now", ["go", "support", "group"], "#ff0")
+    assert "I got " in out  # "go" is not painted inside "got"
+    assert out.count("<span") == 3  # support, group(s), go
+
+
+def test_result_count_wording():
+    from app.ui.screens.search_summary import count_text
+
+    assert count_text(1, 0, False) == "1 result"
+    assert count_text(12, 3, False) == "12 results \u00b7 3 weaker matches hidden"
+    assert count_text(12, 3, True) == "12 results"
+    assert count_text(50, 0, False, limit=50) == "Top 50 results"
+    assert count_text(0, 4, False) == "No close match" and count_text(0, 0, False) == "No results"

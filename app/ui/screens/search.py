@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QDate, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QMessageBox, QSplitter, QToolButton
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMessageBox, QSplitter, QToolButton
 
 from app.core.domain import SearchHit
-from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, SearchOutcome, Understood
+from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, SearchOutcome
 from app.ui.context import UiContext
 from app.ui.events import DOCUMENTS, MESSAGES, SUMMARIES
 from app.ui.highlight import query_terms
@@ -27,15 +27,10 @@ from app.ui.loading import QUERY_PLACEHOLDER
 from app.ui.models.hits import SORTS, HitsModel, sort_hits
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.search_detail import DetailPane
-from app.ui.screens.search_filters import (
-    DateRangeDialog,
-    PickerDialog,
-    channel_choices,
-    person_choices,
-    platform_choices,
-)
+from app.ui.screens.search_filter_menu import FilterMenu
+from app.ui.screens.search_summary import count_text, example_queries, understood_chips
 from app.ui.screens.search_table import ResultsTable
-from app.ui.search_state import ARCHIVED_INCLUDED, DATE_PRESETS, SearchState, date_bounds
+from app.ui.search_state import SearchState
 from app.ui.theme import is_dark, term_highlight_colour
 from app.ui.widgets import ChipBar, muted
 
@@ -75,7 +70,8 @@ class SearchScreen(Screen):
         self.filter_button.setIcon(icon("filter"))
         self.filter_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.filter_button.setMenu(self._filter_menu())
+        self.filter_menu = FilterMenu(self)
+        self.filter_button.setMenu(self.filter_menu)
         top.addWidget(self.filter_button)
         self.sort_combo = QComboBox()
         for key, label in SORTS.items():
@@ -192,14 +188,7 @@ class SearchScreen(Screen):
             self.table.setFocus()
 
     def open_message(self, record: Any) -> None:
-        """Show one stored message (e.g. an insight's evidence) as the only result, opened,
-        on a clean screen: no earlier query, chips or banner left to contradict it."""
-        self.debounce.stop()
-        self.query_edit.clear()
-        self.state, self.ignored = SearchState(), set()
-        self.chip_bar.set_chips([])
-        self.understood_bar.set_chips([])
-        self.banner.clear_message()
+        """Show one stored message (e.g. an insight's evidence) as the only result, opened."""
         hit = SearchHit(
             id=str(record.id), kind="message", content=record.content or "", score=1.0,
             platform=record.platform, channel=record.channel, person=record.person,
@@ -207,6 +196,14 @@ class SearchScreen(Screen):
             summary_id=record.summary_ref_id, extra={"is_pinned": record.is_pinned},
         )  # fmt: skip
         self._seq += 1  # any search still running must not replace this
+        self.debounce.stop()
+        # A fresh view: no query, chips or banner from an earlier search next to this message.
+        self.query_edit.clear()
+        self.state = SearchState()
+        self.ignored.clear()
+        self.chip_bar.set_chips([])
+        self.understood_bar.set_chips([])
+        self.banner.clear_message()
         self.model.set_view([], term_highlight_colour(is_dark()))
         self._hits = [hit]
         self.model.set_rows([hit])
@@ -221,8 +218,12 @@ class SearchScreen(Screen):
         self.debounce.start()
 
     def reload(self) -> None:
-        if self.memory is not None and self.state.text.strip():
+        if self.memory is None:
+            return
+        if self.state.text.strip():
             self.run_search()
+        else:
+            self.query(self.memory.facets, lambda facets: self.detail.set_examples(example_queries(facets)))
 
     def run_search(self) -> None:
         self._seq += 1
@@ -269,12 +270,13 @@ class SearchScreen(Screen):
         if seq != self._seq:
             return
         self.banner.clear_message()
-        self.model.set_view(query_terms(text), term_highlight_colour(is_dark()))
+        date = outcome.understood.date if outcome is not None else None
+        terms = query_terms(text, skip=date.phrase if date is not None else "")
+        self.model.set_view(terms, term_highlight_colour(is_dark()))
         self._hits = list(hits)
         self._apply_sort()
         hidden = outcome.hidden if outcome is not None else 0
-        self.count_label.setText(count_text(len(hits), hidden, self.loose_button.isChecked()))
-        date = outcome.understood.date if outcome is not None else None
+        self.count_label.setText(count_text(len(hits), hidden, self.loose_button.isChecked(), RESULT_LIMIT))
         if outcome is not None and outcome.no_close_match and outcome.hidden:
             self.banner.show_message(
                 "No close match. Click \u201cShow nearest\u201d to see the closest results anyway.", "info"
@@ -315,43 +317,6 @@ class SearchScreen(Screen):
             self.detail.show_hit(hit, self.model.terms)
 
     # --- filters --------------------------------------------------------------------------------
-    def _filter_menu(self) -> QMenu:
-        menu = QMenu(self)
-        menu.addAction(icon("person"), "Person…", lambda: self._pick("person"))
-        menu.addAction(icon("channel"), "Conversation…", lambda: self._pick("channel"))
-        menu.addAction(icon("message"), "Platform…", lambda: self._pick("platform"))
-        dates = menu.addMenu(icon("calendar"), "Date")
-        for preset in DATE_PRESETS:
-            dates.addAction(preset.capitalize(), lambda p=preset: self.add_chip("date", p))
-        dates.addAction("Custom range…", self.ask_date_range)
-        menu.addAction(
-            icon("archive"), "Include archived messages", lambda: self.add_chip("archived", ARCHIVED_INCLUDED)
-        )
-        return menu
-
-    def _pick(self, key: str) -> None:
-        """Load the known values off the GUI thread, then offer them in a picker."""
-        self.query(self.memory.facets, lambda facets: self._show_picker(key, facets))
-
-    def _show_picker(self, key: str, facets: Any) -> None:
-        titles = {
-            "person": "Only messages from…",
-            "channel": "Only the conversation…",
-            "platform": "Only from…",
-        }
-        choices = {"person": person_choices, "channel": channel_choices, "platform": platform_choices}[key]
-        dialog = PickerDialog(titles[key], "Pick from what is stored:", choices(facets), key, self)
-        self.picker = dialog  # tests drive the open dialog
-        if dialog.exec() == PickerDialog.DialogCode.Accepted and dialog.value():
-            self.add_chip(key, dialog.value() or "")
-
-    def ask_date_range(self) -> None:
-        now = self.ctx.clock.now_ms()
-        dialog = DateRangeDialog(lambda v: date_bounds(v, now), QDate.currentDate(), self)
-        self.date_dialog = dialog  # tests drive the open dialog
-        if dialog.exec() == DateRangeDialog.DialogCode.Accepted:
-            self.add_chip("date", dialog.value())
-
     def add_chip(self, key: str, value: str) -> None:
         try:
             self.state = self.state.add_chip(key, value)
@@ -391,26 +356,6 @@ class SearchScreen(Screen):
         self.detail.show_nothing()
 
 
-def count_text(shown: int, hidden: int, loose: bool) -> str:
-    """ "12 results", "1 result · 3 weaker matches hidden", "No close match"."""
-    if not shown:
-        return "No close match" if hidden and not loose else "No results"
-    text = f"{shown} result{'s' if shown != 1 else ''}"
-    if hidden and not loose:
-        text += f" \u00b7 {hidden} weaker match{'es' if hidden != 1 else ''} hidden"
-    return text
-
-
-def understood_chips(understood: Understood) -> list[tuple[str, str]]:
-    """("dates", "last week") and ("people", "Anna, Omar") chips for what was applied."""
-    chips: list[tuple[str, str]] = []
-    if understood.date is not None and understood.date.applied:
-        chips.append(("dates", understood.date.phrase))
-    if understood.people:
-        chips.append(("people", ", ".join(understood.people)))
-    return chips
-
-
 def _is(hit: SearchHit, hit_id: str) -> bool:
     return hit.id == hit_id and hit.kind == "message"
 
@@ -419,4 +364,4 @@ def _with_extra(hit: SearchHit, extra: dict[str, Any]) -> SearchHit:
     return replace(hit, extra=extra)
 
 
-__all__ = ["SearchScreen", "count_text", "understood_chips"]
+__all__ = ["SearchScreen", "count_text", "example_queries", "understood_chips"]

@@ -4,30 +4,30 @@ pin, delete, narrow the search to its conversation or person, and open it in its
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from app.core.domain import MessageRecord, SearchHit
 from app.core.errors import NotFound
 from app.ui.events import MESSAGES
-from app.ui.formatting import channel_label, exact_time, local_time, platform_name, tier_words
+from app.ui.formatting import humanize
 from app.ui.highlight import highlight_html
-from app.ui.icons import PLATFORM_ICONS, icon, icon_img
+from app.ui.icons import icon
 from app.ui.links import MessageLink, message_link
+from app.ui.screens.search_conversation import conversation_html, heading_html, pairs, span_text, trimmed
 from app.ui.theme import is_dark, term_highlight_colour
 
 if TYPE_CHECKING:
     from app.ui.screens.search import SearchScreen
-    from forgetting.summaries import StoredSummary
 
 CONTEXT_BEFORE = 4
 CONTEXT_AFTER = 4
+ICONS_ONLY_BELOW = 440  # px of pane width
 LOAD_MORE = 10  # messages added by each "Earlier messages" / "Later messages"
-FLAG_NOTE = "reads like instructions to an AI model (flagged, shown as data)"
 
 
 class DetailPane(QWidget):
@@ -40,9 +40,11 @@ class DetailPane(QWidget):
         self._shown: tuple[Any, Any, dict[int, tuple[str | None, list[str]]]] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
+        top = QHBoxLayout()
         self.heading = QLabel()
         self.heading.setWordWrap(True)
-        layout.addWidget(self.heading)
+        top.addWidget(self.heading, 1)
+        layout.addLayout(top)
         self.view = QTextBrowser()
         self.view.setOpenExternalLinks(False)
         layout.addWidget(self.view, 1)
@@ -74,18 +76,47 @@ class DetailPane(QWidget):
         for b in (self.pin_button, self.reveal_button, self.delete_button, self.narrow_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.open_button)
+        top.addWidget(self.open_button)  # beside the heading, so the button row stays narrow
+        self.actions = (self.pin_button, self.reveal_button, self.delete_button, self.narrow_button)
         layout.addLayout(buttons)
         self.before, self.after = CONTEXT_BEFORE, CONTEXT_AFTER
+        self.examples: list[str] = []
         self.show_nothing()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # A narrow pane shows icon-only buttons (names on hover) rather than widen itself.
+        super().resizeEvent(event)
+        style = (
+            Qt.ToolButtonStyle.ToolButtonIconOnly
+            if event.size().width() < ICONS_ONLY_BELOW
+            else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        )
+        for button in self.actions:
+            button.setToolButtonStyle(style)
 
     # --- showing -------------------------------------------------------------------------------
     def show_nothing(self) -> None:
         self._seq += 1
         self.hit, self.record = None, None
         self.heading.setText("")
-        self.view.setHtml("<p style='color:gray'>Select a result to see it in its conversation.</p>")
+        examples = ""
+        if self.examples and not self.screen.state.text.strip():
+            links = " · ".join(
+                f"<a href='example:{html.escape(e, quote=True)}'>{html.escape(e)}</a>" for e in self.examples
+            )
+            examples = f"<p>Try: {links}</p>"
+        self.view.setHtml(
+            "<p style='color:gray'>Select a result to see it in its conversation.<br>"
+            "↑ and ↓ move through the results from the search box, Enter opens one, Esc clears.</p>"
+            + examples
+        )
         self._enable(False)
+
+    def set_examples(self, examples: list[str]) -> None:
+        """Example queries built from what is stored, offered while the search box is empty."""
+        self.examples = examples
+        if self.hit is None:
+            self.show_nothing()
 
     def _enable(self, message: bool) -> None:
         for b in (self.pin_button, self.delete_button, self.narrow_button):
@@ -132,7 +163,7 @@ class DetailPane(QWidget):
 
         def load() -> tuple[Any, Any, dict[int, tuple[str | None, list[str]]]]:
             # One more each way tells whether "load more" has anything left to load.
-            ctx = _trimmed(memory.context(record_id, before=before + 1, after=after + 1), before, after)
+            ctx = trimmed(memory.context(record_id, before=before + 1, after=after + 1), before, after)
             summary = None
             if ctx.record.summary_ref_id and forgetting is not None:
                 try:
@@ -160,10 +191,14 @@ class DetailPane(QWidget):
     def _render_plain(self, hit: SearchHit) -> None:
         colour = term_highlight_colour(is_dark())
         head = ""  # the heading above already names the document or conversation
-        label = {"summary": "Summary", "chunk": "Document excerpt"}.get(hit.kind, hit.kind.capitalize())
+        label = {
+            "summary": "Summary",
+            "chunk": "Document excerpt",
+            "memory_file": "Memory page (Files screen)",
+        }.get(hit.kind, humanize(hit.kind))
         if hit.kind == "summary":
             extra = hit.extra
-            label += _span_text(
+            label += span_text(
                 extra.get("message_count"), extra.get("start_timestamp"), extra.get("end_timestamp")
             )
         verbatim = hit.extra.get("verbatim")
@@ -202,38 +237,10 @@ class DetailPane(QWidget):
         self.record = record
         if not revealed:
             self._enable(True)
-        self.reveal_button.setEnabled(any(masked != r.content for r, (masked, _) in _pairs(ctx, shown)))
+        self.reveal_button.setEnabled(any(masked != r.content for r, (masked, _) in pairs(ctx, shown)))
         self.pin_button.setText("Unpin" if record.is_pinned else "Pin")
-        colour = term_highlight_colour(is_dark())
-        rows = sorted([*ctx.neighbours, record], key=lambda r: (r.timestamp, r.id))
-        parts = []
-        if ctx.more_before:
-            parts.append("<p><a href='more:before'>↑ Earlier messages</a></p>")
-        for r in rows:
-            is_hit = r.id == record.id
-            masked, flags = shown.get(r.id, (r.content, []))
-            text = r.content if revealed else masked
-            text = text if text is not None else "(archived: verbatim text kept, see summary)"
-            body = highlight_html(text, self._terms if is_hit else [], colour).replace("\n", "<br>")
-            style = "border-left:3px solid #4f7cff;padding-left:6px;" if is_hit else "color:gray;"
-            when = f"<span title='{exact_time(r.timestamp)}'>{local_time(r.timestamp)}</span>"
-            meta = f"<b>{html.escape(r.person)}</b> · {when}"
-            if flags:
-                meta += f" · {icon_img('warning')} <span style='color:#c77700'>{FLAG_NOTE}</span>"
-            anchor = "<a name='hit'></a>" if is_hit else ""
-            parts.append(f"<div style='{style}margin:6px 0;'>{anchor}<small>{meta}</small><br>{body}</div>")
-        if ctx.more_after:
-            parts.append("<p><a href='more:after'>↓ Later messages</a></p>")
-        opened = f"opened {record.access_count} time{'s' if record.access_count != 1 else ''}"
-        info = [f"{tier_words(str(record.memory_stage)).capitalize()} memory", opened]
-        if record.is_pinned:
-            info.append(f"{icon_img('pin', 12)} pinned")
-        if record.archived_at:
-            info.append(f"archived {local_time(record.archived_at)}")
-        html_parts = [f"<p><small>{' · '.join(info)}</small></p>", *parts]
-        if record.summary_ref_id:
-            html_parts.append(_summary_html(record.summary_ref_id, summary))
-        self.view.setHtml("".join(html_parts))
+        body = conversation_html(ctx, shown, summary, self._terms, revealed, term_highlight_colour(is_dark()))
+        self.view.setHtml(body)
         if keep != "after":  # keep the hit in view; after "Later messages" stay where the new ones are
             self.view.scrollToAnchor("hit")
         else:
@@ -277,6 +284,8 @@ class DetailPane(QWidget):
     def _anchor(self, url: QUrl) -> None:
         if url.scheme() == "more":
             self.more(url.path())
+        elif url.scheme() == "example":
+            self.screen.focus_query(url.path())
         elif url.scheme() in ("http", "https"):
             QDesktopServices.openUrl(url)
 
@@ -290,72 +299,6 @@ def _tool(text: str, icon_name: str, tooltip: str) -> QToolButton:
     button = QToolButton()
     button.setText(text)
     button.setIcon(icon(icon_name))
-    button.setToolTip(tooltip)
+    button.setToolTip(f"{text}: {tooltip}")
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     return button
-
-
-@dataclass(frozen=True)
-class _Window:
-    """A message's conversation window, and whether more exists on each side."""
-
-    record: MessageRecord
-    neighbours: tuple[MessageRecord, ...]
-    more_before: bool
-    more_after: bool
-
-
-def _trimmed(ctx: Any, before: int, after: int) -> _Window:
-    earlier = [r for r in ctx.neighbours if (r.timestamp, r.id) < (ctx.record.timestamp, ctx.record.id)]
-    later = [r for r in ctx.neighbours if (r.timestamp, r.id) > (ctx.record.timestamp, ctx.record.id)]
-    return _Window(
-        record=ctx.record,
-        neighbours=(*(earlier[-before:] if before else []), *later[:after]),
-        more_before=len(earlier) > before,
-        more_after=len(later) > after,
-    )
-
-
-def heading_html(hit: SearchHit) -> str:
-    """ "[icon] #launch · Slack" (or the document's name), with the flag note when there is one."""
-    if hit.kind == "chunk":
-        name = str(hit.extra.get("file_name") or hit.channel or "Document")
-        text = f"{icon_img('document', 16)} <b>{html.escape(name)}</b>"
-    else:
-        mark = PLATFORM_ICONS.get((hit.platform or "").lower(), "message")
-        place = channel_label(hit.platform, hit.channel)
-        where = f"<b>{html.escape(place)}</b> · " if place else ""
-        text = f"{icon_img(mark, 16)} {where}{html.escape(platform_name(hit.platform))}"
-        if hit.kind == "summary":
-            text += " · summary"
-    if hit.extra.get("flags"):
-        text += f" <span style='color:#c77700'>{icon_img('warning')} {FLAG_NOTE}</span>"
-    return text
-
-
-def _pairs(
-    ctx: Any, shown: dict[int, tuple[str | None, list[str]]]
-) -> list[tuple[Any, tuple[str | None, list[str]]]]:
-    return [(r, shown.get(r.id, (r.content, []))) for r in (ctx.record, *ctx.neighbours)]
-
-
-def _span_text(count: int | None, start: int | None, end: int | None) -> str:
-    """ " · 12 messages, 3 Mar 09:00 – 5 Mar 17:30" for a summary's span (parts left out when unknown)."""
-    parts = []
-    if count:
-        parts.append(f"{count} message{'s' if count != 1 else ''}")
-    if start is not None and end is not None:
-        parts.append(f"{local_time(start)} – {local_time(end)}" if start != end else local_time(start))
-    return f" · {', '.join(parts)}" if parts else ""
-
-
-def _summary_html(summary_id: str, summary: StoredSummary | None) -> str:
-    if summary is None:
-        return f"<p><i>Archived into summary {html.escape(summary_id)} (not found).</i></p>"
-    span = _span_text(summary.message_count, summary.start_timestamp, summary.end_timestamp)
-    items = "".join(f"<li>{html.escape(p)}</li>" for p in summary.key_points)
-    return (
-        "<h4>Summary that replaced it</h4>"
-        f"<p><small>{html.escape(summary.tier)} summary{html.escape(span)}</small></p>"
-        f"<p>{html.escape(summary.summary_text)}</p>" + (f"<ul>{items}</ul>" if items else "")
-    )
