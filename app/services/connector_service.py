@@ -86,8 +86,13 @@ class ConnectorService:
         options: dict[str, Any] | None = None,
         interval_minutes: int = DEFAULT_INTERVAL_MINUTES,
         test: bool = True,
+        test_retry: RetryPolicy | None = None,
     ) -> tuple[ConnectorState, ConnectorIdentity | None]:
-        """Configure a connector; with `test` the token is checked first and nothing is saved on failure."""
+        """Configure a connector; with `test` the token is checked first and nothing is saved on failure.
+
+        `test_retry` replaces the retry policy for that check only (a form waiting for an answer
+        wants a quick "cannot reach", not the sync's patient back-off).
+        """
         connector_id = connector_id or kind
         if not CONNECTOR_ID.match(connector_id):
             raise InvalidInput(
@@ -96,7 +101,7 @@ class ConnectorService:
         if interval_minutes < 1:
             raise InvalidInput("the sync interval must be at least 1 minute")
         options = dict(options or {})
-        config = ConnectorConfig(connector_id, kind, token, options, self.retry)
+        config = ConnectorConfig(connector_id, kind, token, options, test_retry or self.retry)
         connector = self.registry.configure(config)  # validates kind, options and token shape
         identity = None
         if test:

@@ -11,6 +11,8 @@ from app.core.domain import Tier
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 
+ARCHIVED = "archived"  # whole_history's series for archived messages, whatever their tier
+
 
 @dataclass(frozen=True, slots=True)
 class TierTimeline:
@@ -47,4 +49,68 @@ def tier_timeline(
         starts=tuple(first + i * size for i in range(buckets)),
         counts={k: tuple(v) for k, v in counts.items()},
         older={str(stage): int(count) for stage, count in older_rows},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TierTotals:
+    """Messages per tier split into kept in full and archived (text kept in a summary)."""
+
+    kept: dict[str, int]
+    archived: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.kept.values()) + sum(self.archived.values())
+
+
+def tier_totals(db: Database, user_id: str) -> TierTotals:
+    """One grouped query; kept + archived over every tier is every stored message."""
+    archived_flag = RawMessageRow.archived_at.is_not(None)
+    with db.read() as session:
+        rows = session.execute(
+            select(RawMessageRow.memory_stage, archived_flag, func.count())
+            .where(RawMessageRow.user_id == user_id)
+            .group_by(RawMessageRow.memory_stage, archived_flag)
+        ).all()
+    kept: dict[str, int] = {t.value: 0 for t in Tier}
+    archived: dict[str, int] = {t.value: 0 for t in Tier}
+    for stage, is_archived, count in rows:
+        (archived if is_archived else kept)[str(stage)] = int(count)
+    return TierTotals(kept, archived)
+
+
+def whole_history(db: Database, user_id: str, *, max_buckets: int = 40) -> TierTimeline:
+    """Messages kept in full per tier, plus "archived" (text folded into summaries), over the whole
+    stored history (first to last message), so an import of old chats shows; the bucket grows
+    from a week to a month, quarter or year to fit `max_buckets`. One grouped query."""
+    with db.read() as session:
+        first, last = session.execute(
+            select(func.min(RawMessageRow.timestamp), func.max(RawMessageRow.timestamp)).where(
+                RawMessageRow.user_id == user_id
+            )
+        ).one()
+        if first is None:
+            return TierTimeline((), {t.value: () for t in Tier}, {})
+        for days in (7, 30, 91, 365):
+            size = days * DAY_MS
+            start = first - first % size  # buckets on fixed boundaries, so they do not shift per import
+            buckets = int((last - start) // size) + 1
+            if buckets <= max_buckets:
+                break
+        bucket = func.floor((RawMessageRow.timestamp - start) / size)
+        archived = RawMessageRow.archived_at.is_not(None)
+        rows = session.execute(
+            select(RawMessageRow.memory_stage, archived, bucket, func.count())
+            .where(RawMessageRow.user_id == user_id)
+            .group_by(RawMessageRow.memory_stage, archived, bucket)
+        ).all()
+    counts: dict[str, list[int]] = {name: [0] * buckets for name in (*(t.value for t in Tier), ARCHIVED)}
+    for stage, is_archived, index, count in rows:
+        name = ARCHIVED if is_archived else str(stage)
+        counts.setdefault(name, [0] * buckets)[min(max(int(index), 0), buckets - 1)] += int(count)
+    return TierTimeline(
+        starts=tuple(start + i * size for i in range(buckets)),
+        counts={k: tuple(v) for k, v in counts.items()},
+        older={},
     )

@@ -119,6 +119,21 @@ def source_label(platform: str | None, channel: str | None) -> str:
     return place or name
 
 
+# Memory pages cite each line's message as "([source](strata://message/4))": noise in a snippet.
+_SOURCE_LINK = re.compile(r"\s*\(\[source\]\([^)]*\)\)")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]")
+_MD_MARKS = re.compile(r"(\*\*|__|`)|^\s*#{1,6}\s+|^\s*[-*]\s+(?:\[[ xX]\]\s+)?", re.MULTILINE)
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown as the words a person reads: links keep their text, marks and bullets go."""
+    text = _SOURCE_LINK.sub("", text)
+    text = _WIKI_LINK.sub(r"\1", text)
+    text = _MD_LINK.sub(r"\1", text)
+    return _MD_MARKS.sub("", text)
+
+
 def tier_words(tier: str | None) -> str:
     return TIER_WORDS.get(tier or "", humanize(tier))
 

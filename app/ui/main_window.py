@@ -124,6 +124,9 @@ class MainWindow(QMainWindow):
             self.focus_search(typed if typed.strip() else None)
             if typed.strip():
                 self.screens["search"].query_edit.setCursorPosition(cursor)  # type: ignore[attr-defined]
+        from app.ui.notices import install_notices
+
+        install_notices(self)  # changes made elsewhere refresh the views and show a notice
 
     def show_welcome(self) -> Screen | None:
         """First run: the welcome page in place of the current screen (unless a search is under way)."""

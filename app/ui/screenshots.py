@@ -125,12 +125,23 @@ def _search_filtered(window: MainWindow) -> None:
 
 @shot("insights", "insights")
 def _insights(window: MainWindow) -> None:
-    _screen(window, "insights")
+    screen = _screen(window, "insights")
+    settle(_app())
+    screen.tabs.setCurrentIndex(0)
+    screen.table.selectRow(0)  # the detail with its evidence, as a user sees it after one click
+
+
+@shot("insights-over-time", "insights")
+def _insights_over_time(window: MainWindow) -> None:
+    screen = _screen(window, "insights")
+    screen.tabs.setCurrentIndex(1)
 
 
 @shot("knowledge-base", "knowledge_base")
 def _knowledge(window: MainWindow) -> None:
-    _screen(window, "knowledge_base")
+    screen = _screen(window, "knowledge_base")
+    settle(_app())
+    screen.table.selectRow(0)
 
 
 @shot("connectors", "connectors")
@@ -140,7 +151,9 @@ def _connectors(window: MainWindow) -> None:
 
 @shot("memory", "memory")
 def _memory(window: MainWindow) -> None:
-    _screen(window, "memory")
+    screen = _screen(window, "memory")
+    if screen.forgetting is not None:
+        screen.preview()  # what the next run would do, next to the engine's status
 
 
 @shot("files", "files")
@@ -203,6 +216,12 @@ def build_demo_services(data_dir: Path, embedder: Any = None) -> Any:
         clock.set(datetime_to_ms(DEMO_NOW))
     if services.insights is not None:
         services.insights.generate()
+    if getattr(services, "files", None) is not None:
+        services.files.refresh()  # the memory-file pages the Files screen lists
+        # Pages carry their file's modification time; pin it so the pictures do not change.
+        stamp = DEMO_NOW.timestamp() - 3600
+        for page in services.layout.memory.rglob("*"):
+            os.utime(page, (stamp, stamp))
     return services
 
 

@@ -165,3 +165,26 @@ def test_an_open_detail_with_its_link_does_not_squeeze_the_list(qtbot, services,
     total = sum(table.columnWidth(c) for c in range(screen.model.columnCount()))
     assert table.columnWidth(HitsModel.TEXT_COLUMN) >= total / 2
     assert table.width() >= screen.detail.width()  # the list keeps the larger share
+
+
+def test_memory_pages_read_as_pages_not_as_a_nameless_person():
+    page = SearchHit(
+        id="file:people/ben.md", kind="memory_file", content="ben\n- own the status page", score=0.5,
+        platform=None, channel="people/ben.md", person=None, timestamp=NOW_MS, tier=None,
+        extra={"path": "people/ben.md", "title": "ben"},
+    )  # fmt: skip
+    model = HitsModel(now_ms=lambda: NOW_MS)
+    model.set_rows([page])
+    assert model.index(0, HitsModel.WHO_COLUMN).data() == "Memory page"
+    assert model.index(0, HitsModel.WHERE_COLUMN).data() == "ben"
+    assert "people/ben.md" in model.index(0, HitsModel.WHERE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_markdown_syntax_is_not_shown_in_snippets():
+    from app.ui.formatting import plain_markdown
+
+    page = (
+        "- [ ] **ben**: own the page ([source](strata://message/4)) [[channels/slack-launch|#launch (slack)]]"
+    )
+    assert plain_markdown(page) == "ben: own the page #launch (slack)"
+    assert plain_markdown("## Budget\nSee [the sheet](https://x.example/s)") == "Budget\nSee the sheet"

@@ -15,12 +15,21 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QIcon, QPixmap
 
 from app.core.domain import SearchHit
-from app.ui.formatting import channel_label, exact_time, platform_name, relative_time, source_label
+from app.ui.formatting import (
+    channel_label,
+    exact_time,
+    plain_markdown,
+    platform_name,
+    relative_time,
+    source_label,
+)
 from app.ui.highlight import highlight_html, snippet
 from app.ui.icons import avatar, icon, icon_img, platform_icon
 from app.ui.models.rows import Column, RowsModel
 
-KIND_LABELS = {"message": "", "summary": "Summary", "chunk": "Document"}
+KIND_LABELS = {"message": "", "summary": "Summary", "chunk": "Document", "memory_file": "Memory page"}
+# Kinds that are not somebody's message: no avatar, an icon and a label instead.
+KIND_ICONS = {"chunk": "document", "memory_file": "files"}
 FLAG_TEXT = "Reads like instructions to an AI model (flagged, shown as data)"
 AVATAR_SIZE = 26
 PLACE_ICON_SIZE = 18
@@ -29,8 +38,8 @@ SORTS = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest 
 
 
 def who(hit: SearchHit) -> str:
-    if hit.kind == "chunk":
-        return "Document"
+    if hit.kind in KIND_ICONS:
+        return KIND_LABELS[hit.kind]
     return hit.person or KIND_LABELS.get(hit.kind, "") or ""
 
 
@@ -38,14 +47,24 @@ def where(hit: SearchHit) -> str:
     """The conversation's short name ("#launch", "Direct message with lena") or the document."""
     if hit.kind == "chunk":
         return str(hit.extra.get("file_name") or hit.channel or "Document")
+    if hit.kind == "memory_file":
+        return str(hit.extra.get("title") or hit.extra.get("path") or "Memory page")
     return channel_label(hit.platform, hit.channel) or platform_name(hit.platform)
 
 
 def where_tooltip(hit: SearchHit) -> str:
     if hit.kind == "chunk":
         return f"Document: {where(hit)}"
+    if hit.kind == "memory_file":
+        return f"Memory page {hit.extra.get('path') or ''} (Files screen)".replace("  ", " ")
     label = source_label(hit.platform, hit.channel)
     return f"Summary of {label}" if hit.kind == "summary" else label
+
+
+def readable(hit: SearchHit) -> str:
+    """The hit's text as shown: documents and memory pages without their markdown syntax."""
+    text = hit.content or ""
+    return plain_markdown(text) if hit.kind in KIND_ICONS else text
 
 
 def _marks(hit: SearchHit) -> str:
@@ -95,7 +114,7 @@ class HitsModel(RowsModel[SearchHit]):
                 Column("Who", who, tooltip=lambda h: h.person or who(h)),
                 Column(
                     "Message",
-                    lambda h: snippet(h.content or "", self.terms, SNIPPET_CHARS),
+                    lambda h: snippet(readable(h), self.terms, SNIPPET_CHARS),
                     tooltip=self._text_tooltip,
                     html=self._text_html,
                 ),
@@ -124,7 +143,7 @@ class HitsModel(RowsModel[SearchHit]):
         return relative_time(hit.timestamp, now)
 
     def _text_html(self, hit: SearchHit) -> str:
-        text = highlight_html(snippet(hit.content or "", self.terms, SNIPPET_CHARS), self.terms, self.colour)
+        text = highlight_html(snippet(readable(hit), self.terms, SNIPPET_CHARS), self.terms, self.colour)
         archived = " <span style='color:gray'>· archived</span>" if hit.extra.get("archived_at") else ""
         return _marks(hit) + text + archived
 
@@ -141,11 +160,11 @@ class HitsModel(RowsModel[SearchHit]):
         if role == Qt.ItemDataRole.DecorationRole and index.isValid():
             hit = self.rows[index.row()]
             if index.column() == self.WHO_COLUMN:
-                if hit.kind == "chunk":
-                    return icon("document").pixmap(AVATAR_SIZE, AVATAR_SIZE)
+                if hit.kind in KIND_ICONS:
+                    return icon(KIND_ICONS[hit.kind]).pixmap(AVATAR_SIZE, AVATAR_SIZE)
                 return _unselected_look(avatar(hit.person or who(hit) or "?", AVATAR_SIZE))
             if index.column() == self.WHERE_COLUMN:
-                mark = icon("document") if hit.kind == "chunk" else platform_icon(hit.platform)
+                mark = icon(KIND_ICONS[hit.kind]) if hit.kind in KIND_ICONS else platform_icon(hit.platform)
                 return mark.pixmap(PLACE_ICON_SIZE, PLACE_ICON_SIZE)
             return None
         if role == Qt.ItemDataRole.DisplayRole and self.compact and index.column() == self.WHO_COLUMN:

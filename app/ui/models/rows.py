@@ -23,6 +23,7 @@ class Column(Generic[R]):
     html: Callable[[R], str] | None = None
     align_right: bool = False
     colour: Callable[[R], str | None] | None = None
+    header_tooltip: str = ""  # what the column means, shown when hovering its header
 
 
 class RowsModel(QAbstractTableModel, Generic[R]):
@@ -61,8 +62,12 @@ class RowsModel(QAbstractTableModel, Generic[R]):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.columns[section].title
+        if role == Qt.ItemDataRole.ToolTipRole and self.columns[section].header_tooltip:
+            return self.columns[section].header_tooltip
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -84,3 +89,14 @@ class RowsModel(QAbstractTableModel, Generic[R]):
         if role == Qt.ItemDataRole.TextAlignmentRole and col.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def keep_order(previous: Sequence[Any], rows: Sequence[R], key: Callable[[R], Any]) -> list[R]:
+    """`rows` in the order of the `previous` keys; rows not shown before follow, in their own order.
+
+    A refresh caused by a click (a view re-scores an insight) must not move rows under the cursor;
+    the new order is shown when the user asks for it.
+    """
+    position = {k: i for i, k in enumerate(previous)}
+    kept = sorted((r for r in rows if key(r) in position), key=lambda r: position[key(r)])
+    return kept + [r for r in rows if key(r) not in position]

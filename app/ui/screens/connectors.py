@@ -8,29 +8,57 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QMessageBox, QProgressBar,
 
 from app.ui.context import UiContext
 from app.ui.events import CONNECTORS, MESSAGES
-from app.ui.formatting import local_time
 from app.ui.models.rows import Column, RowsModel
+from app.ui.ops import MutateOp
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.connectors_add import AddConnectorDialog
 from app.ui.screens.connectors_import import ImportWizard
+from app.ui.when import exact, relative
 from app.ui.widgets import make_table, muted
+from connectors.retry import RetryPolicy
 
 STATUS_COLOURS = {"ok": "#2f9e44", "error": "#c92a2a", "running": "#1971c2", "never": "#868e96"}
+STATUS_WORDS = {"ok": "working", "error": "failing", "running": "syncing…", "never": "not synced yet"}
+# The form's token check: two quick tries, then say "cannot reach" (a sync keeps the patient policy).
+FORM_CHECK_RETRY = RetryPolicy(max_attempts=2, base_delay=0.5, max_delay=1.0)
+
+
+ERROR_WORDS = {
+    "connector_auth_failed": "token refused: remove the connector and add it with a new token",
+    "connector_unavailable": "could not reach the platform: check the connection; it retries on schedule",
+    "connector_rate_limited": "the platform asked to slow down: the next sync continues",
+    "connector_not_found": "a channel or chat is gone or the bot is not in it",
+}
+
+
+def error_words(state: Any) -> str:
+    """The last sync problem in words (the raw error is the tooltip)."""
+    if not state.last_error:
+        return ""
+    return ERROR_WORDS.get(state.last_error_code or "", state.last_error)
 
 
 class ConnectorsModel(RowsModel[Any]):
     """Rows are ConnectorState values (no tokens: those stay in the secret store)."""
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, now: Any, parent: object = None) -> None:
         super().__init__(
             [
                 Column("Name", lambda s: s.id),
-                Column("Platform", lambda s: s.kind),
-                Column("Status", lambda s: s.status, colour=lambda s: STATUS_COLOURS.get(s.status)),
-                Column("Last sync", lambda s: local_time(s.last_sync_at) or "never"),
+                Column("Platform", lambda s: s.kind.capitalize()),
+                Column(
+                    "Status",
+                    lambda s: STATUS_WORDS.get(s.status, s.status),
+                    colour=lambda s: STATUS_COLOURS.get(s.status),
+                ),
+                Column(
+                    "Last sync",
+                    lambda s: relative(s.last_sync_at, now()),
+                    tooltip=lambda s: exact(s.last_sync_at),
+                ),
                 Column("Messages", lambda s: str(s.messages_total), align_right=True),
                 Column("Every", lambda s: f"{s.interval_minutes} min"),
-                Column("Last error", lambda s: s.last_error or "", tooltip=lambda s: s.last_error or ""),
+                Column("Last problem", error_words, tooltip=lambda s: s.last_error or ""),
             ],
             parent,
         )
@@ -49,9 +77,15 @@ class ConnectorsScreen(Screen):
             return
         live = QGroupBox("Live connectors")
         live_layout = QVBoxLayout(live)
-        self.model = ConnectorsModel()
+        self.model = ConnectorsModel(ctx.clock.now_ms)
         self.table = make_table(self.model)
         live_layout.addWidget(self.table, 1)
+        self.empty = muted(
+            "No live connectors yet. Add… connects a Slack workspace, a Discord bot or a Telegram bot "
+            "with a token; new messages then arrive on a schedule."
+        )
+        self.empty.hide()
+        live_layout.addWidget(self.empty)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # syncs report when done; show activity meanwhile
         self.progress.hide()
@@ -71,6 +105,9 @@ class ConnectorsScreen(Screen):
         self.outer.addWidget(live, 2)
         if self.connectors is None:
             live.setEnabled(False)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self._syncing = False
+        self._update_buttons()
         self.add_button.clicked.connect(self.add_dialog)
         self.test_button.clicked.connect(self.test_selected)
         self.sync_button.clicked.connect(self.sync_selected)
@@ -80,13 +117,14 @@ class ConnectorsScreen(Screen):
         imports_layout = QHBoxLayout(imports)
         imports_layout.addWidget(
             muted(
-                "Slack or Discord export, Telegram JSON, WhatsApp chat, mbox e-mail: "
-                "preview first, then import."
+                "Slack or Discord export, Telegram JSON, WhatsApp chat, mbox e-mail or Strata JSONL: "
+                "preview first (nothing stored), then import."
             )
         )
         self.import_button = QPushButton("Import…")
         self.import_button.clicked.connect(self.open_import_wizard)
         self.import_button.setEnabled(self.imports is not None)
+        imports_layout.setStretch(0, 1)
         imports_layout.addWidget(self.import_button)
         self.outer.addWidget(imports)
 
@@ -100,9 +138,21 @@ class ConnectorsScreen(Screen):
         # Keep the user's selection across reloads (a sync or test reloads the list).
         current = self.model.row_at(self.table.currentIndex().row())
         self.model.set_rows(states)
+        self.empty.setVisible(not states)
         for row, state in enumerate(states):
             if current is not None and state.id == current.id:
                 self.table.selectRow(row)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        """Test, Sync and Remove act on the selected connector: off while none is selected."""
+        chosen = self.table.selectionModel().hasSelection()
+        self.test_button.setEnabled(chosen)
+        self.sync_button.setEnabled(chosen and not self._syncing)
+        self.remove_button.setEnabled(chosen)
+        tip = "" if chosen else "Select a connector in the list first"
+        for b in (self.test_button, self.sync_button, self.remove_button):
+            b.setToolTip(tip)
 
     def selected(self) -> Any | None:
         state = self.model.row_at(self.table.currentIndex().row())
@@ -115,10 +165,31 @@ class ConnectorsScreen(Screen):
         svc = self.connectors
         self.query(svc.kinds, self._show_add_dialog)
 
-    def _show_add_dialog(self, kinds: list[dict[str, Any]]) -> None:
-        dialog = AddConnectorDialog(kinds, self)
-        if dialog.exec() == AddConnectorDialog.DialogCode.Accepted:
-            self.add(**dialog.values())
+    def _show_add_dialog(self, kinds: list[dict[str, Any]]) -> AddConnectorDialog:
+        """The dialog checks the token itself and stays open (token kept) until it works."""
+        dialog = AddConnectorDialog(kinds, self, check=self.check_and_add)
+        dialog.accepted.connect(lambda: self._added(dialog.result))
+        dialog.open()
+        self.add_dialog_open = dialog
+        return dialog
+
+    def check_and_add(self, values: dict[str, Any], success: Any, failure: Any) -> None:
+        """Test the token and save (off the GUI thread) for the Add dialog; it shows the outcome."""
+        svc = self.connectors
+        MutateOp(
+            parent=self,
+            op=lambda: svc.add(**values, test_retry=FORM_CHECK_RETRY),
+            changes=[CONNECTORS],
+            events=self.ctx.events,
+            success=success,
+        ).failure(failure).run_in_background()
+
+    def _added(self, result: Any) -> None:
+        if result is None:
+            return
+        state, identity = result
+        who = f" as {identity.account}" if identity is not None else ""
+        self.banner.show_message(f"Connected {state.id}{who}. Press Sync now to fetch messages.", "ok")
 
     def add(self, **values: Any) -> None:
         """Test the token and save the connector (token → secret store); nothing saved on failure."""
@@ -154,12 +225,19 @@ class ConnectorsScreen(Screen):
         if state is None:
             return
         svc = self.connectors
+        notices = getattr(self.ctx, "notices", None)
+        if notices is not None:
+            notices.expect(CONNECTORS)  # the result is shown here: no notice for this sync
         self.progress.show()
-        self.sync_button.setEnabled(False)
+        self._syncing = True
+        self._update_buttons()
 
         def finish() -> None:
             self.progress.hide()
-            self.sync_button.setEnabled(True)
+            self._syncing = False
+            self._update_buttons()
+            if notices is not None:
+                notices.acknowledge(CONNECTORS)
 
         def done(report: Any) -> None:
             finish()

@@ -1,9 +1,10 @@
-"""Insights screen: ranked list with badges, label/state/lifecycle filters, favorites, detail, trend,
-done / dismiss / snooze buttons, open loops (with the first-run "who are you?" box)."""
+"""Insights screen: ranked list with badges, label/state/lifecycle filters, favorites, detail,
+done / dismiss / snooze buttons, insights over time, open loops (with "who are you?" in the app)."""
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -23,13 +24,14 @@ from PySide6.QtWidgets import (
 
 from app.core.clock import DAY_MS
 from app.core.errors import ConfigError
-from app.ui.charts import LineChart
+from app.ui.charts import SERIES_COLOURS, TimeChart, bucket_counts
 from app.ui.context import UiContext
 from app.ui.events import INSIGHTS
 from app.ui.formatting import local_time
-from app.ui.models.rows import Column, RowsModel
+from app.ui.models.rows import Column, RowsModel, keep_order
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.insights_lifecycle import LIFECYCLE_FILTERS, SNOOZE_DAYS, LifecycleBar, WhoAreYou
+from app.ui.when import parse_iso
 from app.ui.widgets import make_table
 
 LEVEL_COLOURS = {
@@ -41,37 +43,71 @@ LEVEL_COLOURS = {
     "low": "#868e96",
 }
 LIST_LIMIT = 200
-TREND_ARROWS = {"rising": "↑", "falling": "↓", "stable": "→"}
+NARROW_WIDTH = 960  # below this the detail pane moves under the list
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?")
+PICK_ONE = (
+    "<p style='color:gray'>Select an insight to see what it is about, who owns it, its timeline and "
+    "the messages it comes from. Double-click a message to open it in Search.</p>"
+)
+CHART_LIMIT = 500  # the service's page limit: the over-time chart counts up to this many insights
+TREND_WORDS = {"rising": "views ↑", "falling": "views ↓", "stable": ""}
+STATE_HELP = (
+    "Active: you opened it in the last 30 days. Dormant: not opened for 30 days (it ranks lower).\n"
+    "views ↑ / views ↓: opened more (or less) this week than the week before."
+)
+KIND_NAMES = {
+    "decision": "Decisions",
+    "action_item": "Action items",
+    "deadline": "Deadlines",
+    "question": "Questions",
+    "blocker": "Blockers",
+    "meeting": "Meetings",
+}
 
 
 def _d(r: Any) -> Any:
     return r.insight.draft
 
 
+def state_text(r: Any) -> str:
+    """ "Dormant" / "Active · views ↑": the state in words, the view trend only when it moves."""
+    words = TREND_WORDS.get(r.trend, "")
+    return f"{r.state.capitalize()} · {words}" if words else r.state.capitalize()
+
+
+def where(r: Any) -> str:
+    d = _d(r)
+    return f"{d.platform} · #{d.channel}" if d.channel else d.platform
+
+
+def label_text(value: str) -> str:
+    return value.replace("_", " ").capitalize()
+
+
 class InsightsModel(RowsModel[Any]):
-    """Rows are RankedInsight values, already sorted by value score by the service."""
+    """Rows are RankedInsight values; the screen decides their order (see `keep_order`)."""
 
     STAR_COLUMN = 0
-    TITLE_COLUMN = 3
+    TITLE_COLUMN = 2
 
     def __init__(self, parent: object = None) -> None:
         super().__init__(
             [
-                Column("★", lambda r: "★" if r.insight.weights.favorite else "☆"),
-                Column("Importance", lambda r: _d(r).importance.value, colour=_level("importance")),
-                Column("Urgency", lambda r: _d(r).urgency.value, colour=_level("urgency")),
-                Column("Title", lambda r: _d(r).title, tooltip=lambda r: _d(r).description),
-                Column("Owner", lambda r: _d(r).owner or ""),
-                Column(
-                    "Where",
-                    lambda r: f"{_d(r).platform} · #{_d(r).channel}" if _d(r).channel else _d(r).platform,
-                ),
-                Column("Label", lambda r: _d(r).task_label),
-                Column("State", lambda r: f"{r.state} {TREND_ARROWS.get(r.trend, '')}".strip()),
-                Column("Score", lambda r: f"{r.score:.2f}", align_right=True),
+                Column("★", lambda r: "★" if r.insight.weights.favorite else "☆",
+                       header_tooltip="Favorite: click the star to pin an insight near the top"),
+                Column("Priority", lambda r: _d(r).importance.value.capitalize(), colour=_level("importance"),
+                       tooltip=lambda r: f"importance {_d(r).importance.value}, "
+                       f"urgency {_d(r).urgency.value}"),
+                Column("Title", lambda r: _d(r).title,
+                       tooltip=lambda r: f"{_d(r).description}\n{where(r)}"
+                       + (f" · owner {_d(r).owner}" if _d(r).owner else "")),
+                Column("Label", lambda r: label_text(_d(r).task_label)),
+                Column("State", state_text, tooltip=lambda _r: STATE_HELP, header_tooltip=STATE_HELP),
+                Column("Score", lambda r: f"{r.score:.2f}", align_right=True,
+                       header_tooltip="Value × your weighting (favorites, views, age); higher ranks first"),
             ],
             parent,
-        )
+        )  # fmt: skip
 
 
 def _level(attr: str) -> Any:
@@ -95,26 +131,32 @@ class InsightsScreen(Screen):
         self.state_filter = QComboBox()
         for text, value in (("Active and dormant", None), ("Active", "active"), ("Dormant", "dormant")):
             self.state_filter.addItem(text, value)
+        self.state_filter.setToolTip(STATE_HELP)
         self.lifecycle_filter = QComboBox()
         for text, value in LIFECYCLE_FILTERS:
             self.lifecycle_filter.addItem(text, value)
-        self.label_filter.currentIndexChanged.connect(lambda _: self.reload())
-        self.state_filter.currentIndexChanged.connect(lambda _: self.reload())
-        self.lifecycle_filter.currentIndexChanged.connect(lambda _: self.reload())
+        for combo in (self.label_filter, self.state_filter, self.lifecycle_filter):
+            combo.currentIndexChanged.connect(lambda _: self.resort())
+            filters.addWidget(combo)
+        self.rerank_button = QPushButton("Re-rank")
+        self.rerank_button.setToolTip(
+            "Sort the list by current score. Opening or starring an insight changes its score, "
+            "but the list keeps its order until you press this, so rows never move under the cursor."
+        )
+        self.rerank_button.clicked.connect(self.resort)
         self.generate_button = QPushButton("Find new insights")
         self.generate_button.clicked.connect(self.generate)
-        for w in (self.label_filter, self.state_filter, self.lifecycle_filter):
-            filters.addWidget(w)
         filters.addStretch(1)
+        filters.addWidget(self.rerank_button)
         filters.addWidget(self.generate_button)
         self.outer.addLayout(filters)
 
         self.model = InsightsModel()
         self.table = make_table(self.model)
-        self.table.horizontalHeader().setStretchLastSection(False)
-        self.table.horizontalHeader().setSectionResizeMode(
-            InsightsModel.TITLE_COLUMN, QHeaderView.ResizeMode.Stretch
-        )
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(InsightsModel.TITLE_COLUMN, QHeaderView.ResizeMode.Stretch)
         self.table.clicked.connect(self._clicked)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._open_row(cur.row()))
 
@@ -125,15 +167,16 @@ class InsightsScreen(Screen):
         self.lifecycle_bar = LifecycleBar(self.set_lifecycle)
         detail_layout.addWidget(self.lifecycle_bar)
         self.detail = QTextBrowser()
+        self.detail.setHtml(PICK_ONE)
         detail_layout.addWidget(self.detail, 3)
         self.evidence = QListWidget()
         self.evidence.setWordWrap(True)
         self.evidence.setToolTip("Double-click (or Enter) to open the message in Search")
         self.evidence.itemActivated.connect(self._open_evidence)
         detail_layout.addWidget(self.evidence, 2)
-        self.chart = LineChart("Views in the last 30 days")
-        detail_layout.addWidget(self.chart, 2)
         self.tabs.addTab(detail, "Detail")
+        self.chart = TimeChart("Insights found, by when it happened in the chat")
+        self.tabs.addTab(self.chart, "Over time")
         loops = QWidget()
         loops_layout = QVBoxLayout(loops)
         loops_layout.setContentsMargins(0, 0, 0, 0)
@@ -142,18 +185,43 @@ class InsightsScreen(Screen):
         loops_layout.addWidget(self.who)
         self.brief = QTextBrowser()
         loops_layout.addWidget(self.brief, 1)
+        names_row = QHBoxLayout()
+        self.names_button = QPushButton("Change my names…")
+        self.names_button.setToolTip(
+            "The names and handles you use in chats; open loops are worked out from them"
+        )
+        self.names_button.clicked.connect(self.ask_names)
+        names_row.addStretch(1)
+        names_row.addWidget(self.names_button)
+        loops_layout.addLayout(names_row)
         self.tabs.addTab(loops, "Open loops")
-        self.tabs.currentChanged.connect(lambda i: self.load_brief() if i == 1 else None)
+        self.tabs.currentChanged.connect(self._tab_changed)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.tabs)
-        splitter.setSizes([600, 460])
-        self.outer.addWidget(splitter, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.outer.addWidget(self.splitter, 1)
         self._current: str | None = None
         self._restoring = False
+        self._order: list[str] = []  # ids in the order shown; kept across refreshes (see resort)
+
+    def resizeEvent(self, event: Any) -> None:
+        # Narrow window: the detail goes below the list, so titles keep a readable width.
+        if self.insights is not None:
+            narrow = self.width() < NARROW_WIDTH
+            wanted = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+            if self.splitter.orientation() != wanted:
+                self.splitter.setOrientation(wanted)
+        super().resizeEvent(event)
 
     # --- list ----------------------------------------------------------------------------------
+    def resort(self) -> None:
+        """Show the list in the service's current ranking (filters, Re-rank, a new run)."""
+        self._order = []
+        self.reload()
+
     def reload(self) -> None:
         if self.insights is None:
             return
@@ -164,10 +232,17 @@ class InsightsScreen(Screen):
             lambda: svc.list_insights(label=label, state=state, limit=LIST_LIMIT, lifecycle_state=lifecycle),
             self._show_list,
         )
-        if self.tabs.currentIndex() == 1:
+        self._tab_changed(self.tabs.currentIndex())
+
+    def _tab_changed(self, index: int) -> None:
+        if index == 1:
+            self.load_chart()
+        elif index == 2:
             self.load_brief()
 
     def _show_list(self, items: list[Any]) -> None:
+        items = keep_order(self._order, items, lambda r: r.id)
+        self._order = [r.id for r in items]
         self.model.set_rows(items)
         self._update_labels(items)
         if not items:
@@ -185,13 +260,12 @@ class InsightsScreen(Screen):
                 self.table.selectRow(row)
             finally:
                 self._restoring = False
-            self.table.scrollTo(self.model.index(row, 0))
             self._load_detail(items[row], count_view=False)
 
     def _update_labels(self, items: list[Any]) -> None:
         known = {self.label_filter.itemData(i) for i in range(1, self.label_filter.count())}
         for label in sorted({_d(r).task_label for r in items} - known):
-            self.label_filter.addItem(label, label)
+            self.label_filter.addItem(label_text(label), label)
 
     def _clicked(self, index: QModelIndex) -> None:
         if index.column() == InsightsModel.STAR_COLUMN:
@@ -202,8 +276,8 @@ class InsightsScreen(Screen):
         if item is None:
             return
         svc, value = self.insights, not item.insight.weights.favorite
-        # The service publishes the change; the list reloads in its new (re-ranked) order.
-        self.mutate(lambda: svc.favorite(item.id, value), [INSIGHTS])
+        # Starring is asking for a new order: the list re-ranks (the star stays selected).
+        self.mutate(lambda: svc.favorite(item.id, value), [INSIGHTS], lambda _: self.resort())
 
     def set_lifecycle(self, state: str) -> None:
         """Done / dismiss / snooze / reopen the insight in the detail; the list reloads without it."""
@@ -216,9 +290,18 @@ class InsightsScreen(Screen):
     def generate(self) -> None:
         svc = self.insights
         self.generate_button.setEnabled(False)
+        notices = getattr(self.ctx, "notices", None)
+        if notices is not None:
+            notices.expect(INSIGHTS)  # the run's outcome is said here: no notice for it
+
+        def settled() -> None:
+            self.generate_button.setEnabled(True)
+            if notices is not None:
+                notices.acknowledge(INSIGHTS)
 
         def done(report: Any) -> None:
-            self.generate_button.setEnabled(True)
+            settled()
+            self.resort()
             count = len(getattr(report, "ids", ()) or ())
             notices = " ".join(getattr(report, "notices", ()) or ())
             if notices:  # e.g. the daily LLM cap: said out loud, never a silent fallback
@@ -231,7 +314,7 @@ class InsightsScreen(Screen):
             self.banner.show_message(f"Insight run finished: {count} new or updated.", "ok")
 
         def failed(exc: BaseException) -> None:
-            self.generate_button.setEnabled(True)
+            settled()
             self.banner.show_error(exc)
 
         self.mutate(
@@ -241,6 +324,26 @@ class InsightsScreen(Screen):
             failure=failed,
             progress=lambda d, t, _l: self.banner.show_message(f"Looking for insights… {d}/{t or '?'}"),
         )
+
+    # --- over time -----------------------------------------------------------------------------
+    def load_chart(self) -> None:
+        svc = self.insights
+
+        def load() -> tuple[list[int], dict[str, list[int]]]:
+            items = svc.list_insights(lifecycle_state="all", limit=CHART_LIMIT)
+            points = [
+                (_d(r).occurred_at, KIND_NAMES.get(r.insight.kind.value, r.insight.kind.value)) for r in items
+            ]
+            return bucket_counts(points)
+
+        self.query(load, self._show_chart)
+
+    def _show_chart(self, loaded: tuple[list[int], dict[str, list[int]]]) -> None:
+        starts, series = loaded
+        ordered = {name: series[name] for name in KIND_NAMES.values() if name in series}
+        ordered.update({k: v for k, v in series.items() if k not in ordered})  # a kind added later
+        colours = dict(zip(KIND_NAMES.values(), SERIES_COLOURS, strict=False))
+        self.chart.set_data(starts, ordered, stacked=True, y_title="insights", colours=colours)
 
     # --- detail --------------------------------------------------------------------------------
     def _open_row(self, row: int) -> None:
@@ -268,8 +371,7 @@ class InsightsScreen(Screen):
         if item.id != self._current:
             return
         self.lifecycle_bar.show_state(item.insight.lifecycle)
-        self.detail.setHtml(insight_html(item))
-        self.chart.set_series(trend.get("daily", []))
+        self.detail.setHtml(insight_html(item, trend))
         if evidence is None:
             return
         self.evidence.clear()
@@ -285,19 +387,35 @@ class InsightsScreen(Screen):
         record = entry.data(Qt.ItemDataRole.UserRole)
         if record is not None and self.ctx.navigate is not None:
             search = self.ctx.navigate("search")
-            search.open_message(record)
+            search.open_message(record)  # a clean Search: no old query, chips or banner
 
     # --- open loops ----------------------------------------------------------------------------
+    def ask_names(self) -> None:
+        """Show the "who are you?" box, filled with the names known now, to change them in place."""
+        svc = self.insights
+        self.query(svc.me, self._fill_names)
+
+    def _fill_names(self, names: tuple[str, ...]) -> None:
+        self.who.names.setText(", ".join(names))
+        self.who.show()
+        self.who.names.setFocus()
+
     def load_brief(self) -> None:
         svc = self.insights
         self.query(svc.brief, self._show_brief, failure=self._brief_failed)
 
     def save_identities(self, names: list[str]) -> None:
+        if not names:
+            self.who.show_problem("Type at least one name, for example the name people call you in chats.")
+            return
         svc = self.insights
-        self.mutate(lambda: svc.set_me(names), [INSIGHTS], lambda _: self.load_brief())
+        self.mutate(
+            lambda: svc.set_me(names), [INSIGHTS], lambda _: self.load_brief(), failure=self.who.show_error
+        )
 
     def _show_brief(self, loops: Any) -> None:
         self.who.hide()
+        self.who.problem.hide()
         parts = [f"<p><small>For: {html.escape(', '.join(loops.identities))}</small></p>"]
         for title, items in (
             ("My actions", loops.my_actions),
@@ -333,15 +451,33 @@ def _badge(text: str) -> str:
     return f"<span style='color:white;background:{colour};'>&nbsp;{html.escape(text)}&nbsp;</span>"
 
 
-def insight_html(r: Any) -> str:
+def readable_times(text: str) -> str:
+    """ISO timestamps inside extracted details ("due: 2026-11-15T23:59:00Z") in local time."""
+
+    def local(match: re.Match[str]) -> str:
+        ms = parse_iso(match.group(0))
+        return local_time(ms) if ms is not None else match.group(0)
+
+    return ISO_TIME.sub(local, text)
+
+
+def views_text(trend: dict[str, Any] | None) -> str:
+    if not trend:
+        return ""
+    week, month = trend.get("accessCount7d", 0), trend.get("accessCount30d", 0)
+    return f"opened {week}× this week, {month}× in 30 days"
+
+
+def insight_html(r: Any, trend: dict[str, Any] | None = None) -> str:
     d = _d(r)
-    meta = [f"{html.escape(d.kind.value)}", f"label {html.escape(d.task_label)}", f"{r.insight.lifecycle}"]
+    kind = KIND_NAMES.get(d.kind.value, d.kind.value).rstrip("s")
+    meta = [html.escape(kind), f"label {html.escape(label_text(d.task_label))}", f"{r.insight.lifecycle}"]
     if d.owner:
         meta.append(f"owner {html.escape(d.owner)}")
     if d.due_at:
         meta.append(f"due {local_time(d.due_at)}")
     meta.append(f"{d.platform} · #{html.escape(d.channel)}" if d.channel else d.platform)
-    details = "".join(f"<li>{html.escape(x)}</li>" for x in d.details)
+    details = "".join(f"<li>{html.escape(readable_times(x))}</li>" for x in d.details)
     timeline = "".join(f"<li>{local_time(t.at)} {html.escape(t.event)}</li>" for t in d.timeline)
     if r.insight.lifecycle_set_at is not None:
         timeline += (
@@ -350,7 +486,9 @@ def insight_html(r: Any) -> str:
     return (
         f"<h3>{'★ ' if r.insight.weights.favorite else ''}{html.escape(d.title)}</h3>"
         f"<p>{_badge(d.importance.value)} {_badge(d.urgency.value)} "
-        f"<small>score {r.score:.2f} · {r.state} · trend {r.trend}</small></p>"
+        f"<small>score {r.score:.2f} · {html.escape(state_text(r))}"
+        + (f" · {views_text(trend)}" if trend else "")
+        + "</small></p>"
         f"<p>{html.escape(d.description)}</p><p><small>{' · '.join(meta)}</small></p>"
         + (f"<h4>Details</h4><ul>{details}</ul>" if details else "")
         + (f"<h4>Timeline</h4><ul>{timeline}</ul>" if timeline else "")

@@ -72,6 +72,20 @@ class WhoAreYou(QWidget):
         row.addWidget(self.save)
         layout.addWidget(self.question)
         layout.addLayout(row)
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color:#c92a2a;")
+        self.problem.hide()
+        layout.addWidget(self.problem)
+
+    def show_problem(self, text: str) -> None:
+        """Say what is wrong next to the box; what was typed stays for the user to fix."""
+        self.problem.setText(text)
+        self.problem.show()
+
+    def show_error(self, exc: BaseException) -> None:
+        hint = getattr(exc, "hint", None)
+        self.show_problem(str(getattr(exc, "message", exc)) + (f" ({hint})" if hint else ""))
 
     def entered(self) -> list[str]:
         return [n.strip() for n in self.names.text().split(",") if n.strip()]

@@ -1,14 +1,19 @@
-"""Knowledge Base screen: drop many files (per-file progress/errors), list, preview, delete, search."""
+"""Knowledge Base screen: add or drop many files (per-file progress/errors), list, preview,
+open the original or show it in its folder, delete, search within documents."""
 
 from __future__ import annotations
 
 import html
+import sys
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QProcess, Qt, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -22,28 +27,33 @@ from PySide6.QtWidgets import (
 
 from app.ui.context import UiContext
 from app.ui.events import DOCUMENTS
-from app.ui.formatting import human_size, local_time
+from app.ui.formatting import human_size
 from app.ui.highlight import highlight_html, query_terms, snippet
 from app.ui.models.rows import Column, RowsModel
 from app.ui.screens.base import Screen, unavailable
 from app.ui.theme import is_dark, term_highlight_colour
 from app.ui.uploads import DropZone, UploadsModel, expand
+from app.ui.when import exact, relative
 from app.ui.widgets import make_table
 
 LIST_LIMIT = 500
+PICK_ONE = "<p style='color:gray'>Select a document to read it here.</p>"
+CLEAR_DONE_MS = 4000  # finished uploads leave the queue this long after the last one ends
 
 
 class DocumentsModel(RowsModel[Any]):
     """Rows are the knowledge service's DocumentInfo values."""
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, now: Any, parent: object = None) -> None:
         super().__init__(
             [
                 Column("Document", lambda d: d.file_name),
                 Column("Format", lambda d: d.format),
                 Column("Size", lambda d: human_size(d.size_bytes), align_right=True),
                 Column("Chunks", lambda d: str(d.total_chunks), align_right=True),
-                Column("Added", lambda d: local_time(d.uploaded_at)),
+                Column(
+                    "Added", lambda d: relative(d.uploaded_at, now()), tooltip=lambda d: exact(d.uploaded_at)
+                ),
             ],
             parent,
         )
@@ -61,14 +71,30 @@ class KnowledgeBaseScreen(Screen):
             return
         self._queue: list[int] = []
         self._busy = False
-        self.drop = DropZone("Drop files or folders here (PDF, Word, PowerPoint, Excel, CSV, text, HTML)…")
+        add_row = QHBoxLayout()
+        self.add_button = QPushButton("Add files…")
+        self.add_button.setToolTip("PDF, Word, PowerPoint, Excel, CSV, text, Markdown, HTML")
+        self.add_button.clicked.connect(self.choose_files)
+        self.add_folder_button = QPushButton("Add folder…")
+        self.add_folder_button.clicked.connect(self.choose_folder)
+        self.drop = DropZone("…or drop files and folders here")
+        self.drop.setToolTip("PDF, Word, PowerPoint, Excel, CSV, text, Markdown, HTML; folders: every file")
+        self.drop.label.setWordWrap(True)
+        self.drop.setMinimumHeight(44)
         self.drop.files_dropped.connect(self.add_paths)
-        self.outer.addWidget(self.drop)
+        add_row.addWidget(self.add_button)
+        add_row.addWidget(self.add_folder_button)
+        add_row.addWidget(self.drop, 1)
+        self.outer.addLayout(add_row)
         self.uploads = UploadsModel()
         self.upload_view = make_table(self.uploads)
         self.upload_view.setMaximumHeight(140)
         self.upload_view.hide()
         self.outer.addWidget(self.upload_view)
+        self.clear_timer = QTimer(self)
+        self.clear_timer.setSingleShot(True)
+        self.clear_timer.setInterval(CLEAR_DONE_MS)
+        self.clear_timer.timeout.connect(self.clear_finished)
 
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search within documents…")
@@ -79,8 +105,11 @@ class KnowledgeBaseScreen(Screen):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.model = DocumentsModel()
+        self.model = DocumentsModel(ctx.clock.now_ms)
         self.table = make_table(self.model)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the name gets the width
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _p: self._open_row(cur.row()))
         left_layout.addWidget(self.table, 2)
         self.hits = QListWidget()
@@ -89,18 +118,28 @@ class KnowledgeBaseScreen(Screen):
         self.hits.hide()
         left_layout.addWidget(self.hits, 1)
         buttons = QHBoxLayout()
+        self.open_button = QPushButton("Open original")
+        self.open_button.setToolTip("Open Strata's stored copy of the file in its usual app")
+        self.open_button.clicked.connect(self.open_original)
+        self.folder_button = QPushButton("Show in folder")
+        self.folder_button.clicked.connect(self.show_in_folder)
         self.delete_button = QPushButton("Delete document")
         self.delete_button.clicked.connect(self.delete_selected)
-        buttons.addWidget(self.delete_button)
+        for b in (self.open_button, self.folder_button):
+            buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.delete_button)
         left_layout.addLayout(buttons)
         self.preview = QTextBrowser()
+        self.preview.setHtml(PICK_ONE)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
         splitter.setSizes([560, 460])
         self.outer.addWidget(splitter, 1)
         self._terms: list[str] = []
+        self._open_id: str | None = None  # the document in the viewer; reloads never change it
+        self._update_buttons()
 
     # --- documents ---------------------------------------------------------------------------
     def reload(self) -> None:
@@ -110,16 +149,26 @@ class KnowledgeBaseScreen(Screen):
         self.query(lambda: kb.list_documents(LIST_LIMIT, 0), self._show_documents)
 
     def _show_documents(self, docs: list[Any]) -> None:
-        current = self.selected()
-        self.model.set_rows(docs)
-        for row, doc in enumerate(docs):
-            if current is not None and doc.id == current.id:
+        # A reload (an upload finished) re-selects the open document without re-opening anything:
+        # the reset must not make Qt's "current row" open whichever document landed on that row.
+        selection = self.table.selectionModel()
+        selection.blockSignals(True)
+        try:
+            self.model.set_rows(docs)
+            row = next((i for i, d in enumerate(docs) if d.id == self._open_id), None)
+            if row is not None:
                 self.table.selectRow(row)
+        finally:
+            selection.blockSignals(False)
+        if row is None and self._open_id is not None:
+            self._open_id = None  # it was deleted (here or elsewhere)
+            self.preview.setHtml(PICK_ONE)
+        self._update_buttons()
         if not docs:
-            self.preview.setHtml("<p style='color:gray'>No documents yet: drop some files above.</p>")
+            self.preview.setHtml("<p style='color:gray'>No documents yet: press Add files… or drop some.</p>")
 
     def selected(self) -> Any | None:
-        return self.model.row_at(self.table.currentIndex().row())
+        return next((d for d in self.model.rows if d.id == self._open_id), None)
 
     def _open_row(self, row: int) -> None:
         doc = self.model.row_at(row)
@@ -128,10 +177,46 @@ class KnowledgeBaseScreen(Screen):
 
     def open_document(self, document_id: str) -> None:
         kb = self.kb
+        self._open_id = document_id
+        self._update_buttons()
         self.query(lambda: kb.get(document_id), self._show_content)
+
+    def _update_buttons(self) -> None:
+        on = self.selected() is not None
+        for b in (self.open_button, self.folder_button, self.delete_button):
+            b.setEnabled(on)
+
+    def original_path(self, doc: Any) -> Path:
+        """Strata keeps its own copy of every added file in the data folder; this is its path."""
+        return Path(self.ctx.services.settings.data_dir) / doc.blob_path
+
+    def open_original(self) -> None:
+        doc = self.selected()
+        if doc is not None:
+            self._open_url(QUrl.fromLocalFile(str(self.original_path(doc))), doc)
+
+    def show_in_folder(self) -> None:
+        doc = self.selected()
+        if doc is None:
+            return
+        path = self.original_path(doc)
+        # Selecting the file needs the platform's file manager; elsewhere open its folder.
+        if sys.platform == "darwin" and QProcess.startDetached("open", ["-R", str(path)]):
+            return
+        if sys.platform == "win32" and QProcess.startDetached("explorer", [f"/select,{path}"]):
+            return
+        self._open_url(QUrl.fromLocalFile(str(path.parent)), doc)
+
+    def _open_url(self, url: QUrl, doc: Any) -> None:
+        if not QDesktopServices.openUrl(url):
+            self.banner.show_message(
+                f"No app could open {doc.file_name}. Its stored copy is {url.toLocalFile()}.", "error"
+            )
 
     def _show_content(self, content: Any) -> None:
         info = content.info
+        if info.id != self._open_id:
+            return  # another document was opened meanwhile
         colour = term_highlight_colour(is_dark())
         body = highlight_html(content.content, self._terms, colour).replace("\n", "<br>")
         meta = f"{html.escape(info.format)} · {human_size(info.size_bytes)} · {info.total_chunks} chunks"
@@ -146,12 +231,22 @@ class KnowledgeBaseScreen(Screen):
         if not self.confirm("Delete document", f"Remove {doc.file_name} from the knowledge base?"):
             return
         kb = self.kb
-        self.mutate(lambda: kb.remove(doc.id), [DOCUMENTS], lambda _: self.preview.clear())
+        self.mutate(lambda: kb.remove(doc.id), [DOCUMENTS])
 
     def confirm(self, title: str, text: str) -> bool:
         return QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
 
     # --- uploads -----------------------------------------------------------------------------
+    def choose_files(self) -> None:
+        names, _ = QFileDialog.getOpenFileNames(self, "Add files to the knowledge base")
+        if names:
+            self.add_paths([Path(n) for n in names])
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to the knowledge base")
+        if folder:
+            self.add_paths([Path(folder)])
+
     def add_paths(self, paths: list[Path]) -> None:
         """Queue dropped files (folders expanded off the GUI thread); uploads run one at a time."""
         self.query(lambda: expand(paths), self._queue_files)
@@ -159,12 +254,16 @@ class KnowledgeBaseScreen(Screen):
     def _queue_files(self, files: list[tuple[Path, int | None]]) -> None:
         if not files:
             return
+        self.clear_timer.stop()
         self.upload_view.show()
         self._queue.extend(self.uploads.add_files(files))
         self._next_upload()
 
     def _next_upload(self) -> None:
-        if self._busy or not self._queue:
+        if self._busy:
+            return
+        if not self._queue:
+            self.clear_timer.start()  # all done: finished rows leave soon, failures stay to be read
             return
         self._busy = True
         row = self._queue.pop(0)
@@ -197,6 +296,13 @@ class KnowledgeBaseScreen(Screen):
 
     def uploads_pending(self) -> bool:
         return self._busy or bool(self._queue)
+
+    def clear_finished(self) -> None:
+        """Drop the rows of files that were added; failed ones stay until the next batch ends."""
+        if self.uploads_pending():
+            return
+        self.uploads.set_rows([r for r in self.uploads.rows if r.state == "failed"])
+        self.upload_view.setVisible(bool(self.uploads.rows))
 
     # --- search within documents ---------------------------------------------------------------
     def search(self) -> None:

@@ -45,6 +45,10 @@ def heading_html(hit: SearchHit) -> str:
     if hit.kind == "chunk":
         name = str(hit.extra.get("file_name") or hit.channel or "Document")
         text = f"{icon_img('document', 16)} <b>{html.escape(name)}</b>"
+    elif hit.kind == "memory_file":
+        name = str(hit.extra.get("title") or hit.extra.get("path") or "Memory page")
+        path = html.escape(str(hit.extra.get("path") or ""))
+        text = f"{icon_img('files', 16)} <b>{html.escape(name)}</b> · memory page <small>{path}</small>"
     else:
         mark = PLATFORM_ICONS.get((hit.platform or "").lower(), "message")
         place = channel_label(hit.platform, hit.channel)

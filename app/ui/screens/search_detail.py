@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QTextBrowser, QToolBut
 from app.core.domain import MessageRecord, SearchHit
 from app.core.errors import NotFound
 from app.ui.events import MESSAGES
+from app.ui.formatting import humanize
 from app.ui.highlight import highlight_html
 from app.ui.icons import icon
 from app.ui.links import MessageLink, message_link
@@ -190,7 +191,11 @@ class DetailPane(QWidget):
     def _render_plain(self, hit: SearchHit) -> None:
         colour = term_highlight_colour(is_dark())
         head = ""  # the heading above already names the document or conversation
-        label = {"summary": "Summary", "chunk": "Document excerpt"}.get(hit.kind, hit.kind.capitalize())
+        label = {
+            "summary": "Summary",
+            "chunk": "Document excerpt",
+            "memory_file": "Memory page (Files screen)",
+        }.get(hit.kind, humanize(hit.kind))
         if hit.kind == "summary":
             extra = hit.extra
             label += span_text(
