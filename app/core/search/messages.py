@@ -41,6 +41,10 @@ class SearchConfig:
     # Score each candidate with its conversation neighbours (context.py).
     windows: bool = True
     parse_dates: bool = True
+    # Extra vector candidates from the messages of people the query names (0 = none).
+    person_pool: int = 30
+    # How many of the best candidates bring their conversation neighbours in as candidates.
+    neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
 
@@ -126,7 +130,15 @@ class MessageSearcher:
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, where, pool)
         vector = self.embedder.embed_query(query.text)
-        legs = Legs(vector=self.corpus.vector_leg(vector, pool, where), keyword=keyword_future.result())
+        vector_hits = self.corpus.vector_leg(vector, pool, where)
+        if mentions.persons and not query.filters.persons and self.config.person_pool:
+            # The people a query names wrote most of its answers: their nearest messages join the
+            # candidates even when the whole archive holds closer ones by other people.
+            theirs = Filter((*where.terms, one_of("person", tuple(sorted(mentions.persons)))))
+            seen = {h.key for h in vector_hits}
+            extra = [h for h in self.corpus.vector_leg(vector, self.config.person_pool, theirs) if h.key not in seen]
+            vector_hits = (*vector_hits, *extra)
+        legs = Legs(vector=vector_hits, keyword=keyword_future.result())
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
@@ -147,11 +159,8 @@ class MessageSearcher:
             near = {int(n) for around in context.neighbours.values() for n in around} - set(candidates)
             with self.db.read() as session:
                 # Neighbours only lend their words to a window: two columns are enough.
-                texts = session.execute(
-                    select(RawMessageRow.id, RawMessageRow.content, RawMessageRow.person).where(
-                        RawMessageRow.id.in_(list(near))
-                    )
-                )
+                # Full hit columns: the best candidates' neighbours may become candidates too.
+                texts = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(list(near))))
                 return context, {str(r.id): r for r in texts}
 
         return rank_messages(
