@@ -41,8 +41,6 @@ class SearchConfig:
     # Score each candidate with its conversation neighbours (context.py).
     windows: bool = True
     parse_dates: bool = True
-    # Extra vector candidates from the messages of people the query names (0 = none).
-    person_pool: int = 30
     # How many of the best candidates bring their conversation neighbours in as candidates.
     neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
@@ -130,15 +128,7 @@ class MessageSearcher:
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, where, pool)
         vector = self.embedder.embed_query(query.text)
-        vector_hits = self.corpus.vector_leg(vector, pool, where)
-        if mentions.persons and not query.filters.persons and self.config.person_pool:
-            # The people a query names wrote most of its answers: their nearest messages join the
-            # candidates even when the whole archive holds closer ones by other people.
-            theirs = Filter((*where.terms, one_of("person", tuple(sorted(mentions.persons)))))
-            seen = {h.key for h in vector_hits}
-            extra = [h for h in self.corpus.vector_leg(vector, self.config.person_pool, theirs) if h.key not in seen]
-            vector_hits = (*vector_hits, *extra)
-        legs = Legs(vector=vector_hits, keyword=keyword_future.result())
+        legs = Legs(vector=self.corpus.vector_leg(vector, pool, where), keyword=keyword_future.result())
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
