@@ -9,7 +9,7 @@ from app.ui.formatting import TIER_COLOURS, local_time, source_label
 from app.ui.highlight import highlight_html, snippet
 from app.ui.models.rows import Column, RowsModel
 
-KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document"}
+KIND_LABELS = {"message": "", "summary": "summary", "chunk": "document", "insight": "insight"}
 
 
 def _source(hit: SearchHit) -> str:
@@ -22,7 +22,7 @@ def _place(hit: SearchHit) -> str:
     if hit.kind == "chunk":
         return f"📄 {hit.extra.get('file_name') or hit.channel or 'document'}"
     label = source_label(hit.platform, hit.channel)
-    return f"{label} · summary" if hit.kind == "summary" else label
+    return f"{label} · {hit.kind}" if hit.kind in ("summary", "insight") else label
 
 
 def _tier(hit: SearchHit) -> str:

@@ -132,7 +132,8 @@ class DetailPane(QWidget):
         colour = term_highlight_colour(is_dark())
         title = hit.extra.get("file_name") or ""
         head = f"<h3>{html.escape(str(title))}</h3>" if title else ""
-        label = {"summary": "Summary", "chunk": "Document excerpt"}.get(hit.kind, hit.kind)
+        labels = {"summary": "Summary", "chunk": "Document excerpt", "insight": "Insight"}
+        label = labels.get(hit.kind, hit.kind)
         if hit.kind == "summary":
             extra = hit.extra
             label += _span_text(
