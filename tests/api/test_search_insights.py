@@ -44,7 +44,8 @@ async def test_rest_insights_flag(client, with_insights):
     posted = (await client.post("/api/search", json={"query": QUERY, "insights": True})).json()
     assert got["hits"] == posted["hits"] and "insight" in _kinds(got["hits"])
     insight = next(h for h in got["hits"] if h["kind"] == "insight")
-    assert insight["id"].startswith("insight:") and insight["relevance"] >= with_insights.memory.relevance_floor
+    assert insight["id"].startswith("insight:")
+    assert insight["relevance"] >= with_insights.memory.relevance_floor
     # Strict types are kept: a string is not a boolean in the JSON body.
     assert (await client.post("/api/search", json={"query": QUERY, "insights": "yes"})).status_code == 422
 
