@@ -39,7 +39,7 @@ from app.services.forgetting_service import ForgettingService
 from app.services.import_service import ImportService
 from app.services.index_service import IndexedKind, IndexService
 from app.services.insights_deletion import InsightsDeletion
-from app.services.insights_service import InsightsService, build_insights_service
+from app.services.insights_service import INSIGHTS_SOURCE, InsightsService, build_insights_service
 from app.services.knowledge_service import DOCUMENTS_SOURCE, KnowledgeService
 from app.services.llm import LLMKeys, build_llm
 from app.services.memory_files.service import FILES_SOURCE, MemoryFilesService
@@ -205,6 +205,7 @@ def build_services(
         leases=leases,
         fusion=fusion,
     )
+    memory.extra_sources[INSIGHTS_SOURCE] = insights.memory_hits  # unified search: include=["insights"]
     index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
     reembed = ReembedService(
         index,

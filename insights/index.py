@@ -113,7 +113,12 @@ class InsightIndex:
         )
         with db.read() as session:
             keyword_leg = self.corpus.keyword_leg(session, user_id, query, pool)
-        fused = fuse(Legs(vector=vector_leg, keyword=keyword_leg), query=query, texts={}, params=self.fusion)
+            legs = Legs(vector=vector_leg, keyword=keyword_leg)
+            # The insights' own text: exact word evidence on the scale every other kind uses, so
+            # unified search can merge insights with messages and documents on one relevance.
+            rows = session.scalars(select(InsightRow).where(InsightRow.id.in_(legs.keys)))
+            texts = {r.id: document_text(to_draft(r)) for r in rows}
+        fused = fuse(legs, query=query, texts=texts, params=self.fusion)
         return sorted(fused.items(), key=lambda kv: -kv[1])[:limit]
 
     def count(self) -> int:

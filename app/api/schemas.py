@@ -117,6 +117,7 @@ class SearchIn(BaseModel):
     )
     loose: bool = Field(False, description="show the nearest hits even when none is a close match")
     documents: bool = Field(False, description="also search knowledge-base documents (one ranking)")
+    insights: bool = Field(False, description="also search insights (one ranking)")
     reveal: bool = Field(
         False, description="return detected secrets verbatim (refused unless [privacy] allow_reveal = true)"
     )

@@ -122,7 +122,7 @@ def search_command(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
 ) -> None:
-    """Hybrid search over document chunks (similarity threshold from settings, default 0.7)."""
+    """Hybrid search over document chunks (similarity gate: kb.similarity_threshold on the model's scale)."""
     hits = guarded(lambda: services(ctx).knowledge.search(query, limit, document or None))
     if as_json:
         print_json({"query": query, "hits": [h.to_dict() for h in hits]})

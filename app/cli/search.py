@@ -76,6 +76,7 @@ def search_command(
     include_documents: bool = typer.Option(
         False, "--documents", help="Also search knowledge-base documents."
     ),
+    include_insights: bool = typer.Option(False, "--insights", help="Also search insights."),
     loose: bool = typer.Option(
         False, "--loose", help="Show the nearest results even when none is a close match."
     ),
@@ -84,7 +85,7 @@ def search_command(
         False, "--batch", help="Read JSON lines {id, query, limit, filters…} from stdin."
     ),
 ) -> None:
-    """Search messages (and summaries/documents) with vector + keyword hybrid ranking."""
+    """Search messages (and summaries/documents/insights) with vector + keyword hybrid ranking."""
     svc = services(ctx)
     if batch:
         _run_batch(svc)
@@ -96,7 +97,9 @@ def search_command(
             {"platform": platform, "channel": channel, "person": person, "since": since, "until": until}
         )
     )
-    include = ("documents",) if include_documents else ()
+    include = tuple(
+        name for name, on in (("documents", include_documents), ("insights", include_insights)) if on
+    )
     outcome = guarded(lambda: svc.memory.search_outcome(query, filters, limit, include=include, loose=loose))
     if as_json:
         print_json(outcome_json(query, outcome))

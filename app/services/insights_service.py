@@ -8,12 +8,14 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from app.core.clock import DAY_MS, Clock
+from app.core.domain import SearchFilters, SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import FusionParams
 from app.core.llm.base import LLM
+from app.core.search.messages import MessageQuery
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
@@ -26,13 +28,14 @@ from insights.extractors import Extractor
 from insights.extractors.llm import LLMExtractor
 from insights.extractors.rules import RuleExtractor
 from insights.index import InsightIndex
-from insights.model import Importance, InsightKind, InsightStatus
+from insights.model import Importance, InsightDraft, InsightKind, InsightStatus
 from insights.pipeline import GenerationReport, InsightPipeline
 from insights.ranking import RankedInsight, rank
-from insights.repository import InsightRepository, to_insight, to_weights
+from insights.repository import InsightRepository, to_draft, to_insight, to_weights
 
 MAX_IDENTITIES = 20
 
+INSIGHTS_SOURCE = "insights"  # MemoryService.search(include=["insights"])
 SORTS = ("score", "value", "recent", "due", "importance", "urgency")
 STATES = ("active", "dormant")
 LIFECYCLE_FILTERS = tuple(lifecycle.FILTERS)
@@ -249,6 +252,31 @@ class InsightsService:
         by_id = {r.id: r for r in self._ranked()}
         return [by_id[i] for i, _ in hits if i in by_id]
 
+    def memory_hits(self, query: MessageQuery) -> list[SearchHit]:
+        """Insights as unified-search hits (kind "insight"), for `include=["insights"]`.
+
+        Scored by the corpus's one fusion, so their relevance merges with messages and documents;
+        the query's platform, channel, person and date filters apply to the insight's own fields.
+        Dismissed insights are left out: the user said they do not matter."""
+        if not query.text.strip():
+            return []
+        found = self.index.search(self.db, self.user_id, query.text, max(query.limit, 10))
+        with self.db.read() as session:
+            rows = {r.id: r for r in self.repo.rows(session, self.user_id, [i for i, _ in found])}
+            states = self.states.states(session, self.user_id)
+        now = self.clock.now_ms()
+        hits: list[SearchHit] = []
+        for insight_id, relevance in found:
+            row = rows.get(insight_id)
+            if row is None:
+                continue  # a vector whose row is gone: skipped as every kind does
+            draft = to_draft(row)
+            state, _ = lifecycle.effective(draft.status, states.get(insight_id), now)
+            if state == lifecycle.DISMISSED or not _passes(draft, query.filters):
+                continue
+            hits.append(insight_to_search_hit(insight_id, draft, state, relevance))
+        return hits
+
     def count(self) -> int:
         with self.db.read() as session:
             return len(self.repo.rows(session, self.user_id))
@@ -282,6 +310,39 @@ class InsightsService:
         if not rows:
             raise NotFound(f"no insight with id {insight_id!r}", hint="list ids with `strata insights list`")
         return rows[0]
+
+
+def _passes(draft: InsightDraft, filters: SearchFilters) -> bool:
+    people = {p for p in (draft.owner, draft.author, *draft.addressed_to) if p}
+    return (
+        (not filters.platforms or draft.platform in filters.platforms)
+        and (not filters.channels or draft.channel in filters.channels)
+        and (not filters.persons or bool(people & set(filters.persons)))
+        and (filters.since is None or draft.occurred_at >= filters.since)
+        and (filters.until is None or draft.occurred_at <= filters.until)
+    )
+
+
+def insight_to_search_hit(insight_id: str, draft: InsightDraft, state: str, relevance: float) -> SearchHit:
+    """Provenance for unified search: the insight's kind, lifecycle and the messages it rests on."""
+    return SearchHit(
+        id=f"insight:{insight_id}",
+        kind="insight",
+        content=f"{draft.title}: {draft.description}" if draft.description else draft.title,
+        score=relevance,
+        platform=draft.platform or None,
+        channel=draft.channel or None,
+        person=draft.owner or draft.author,
+        timestamp=draft.occurred_at,
+        tier=None,
+        extra={
+            "insight_id": insight_id,
+            "insight_kind": draft.kind.value,
+            "lifecycle": state,
+            "evidence": list(draft.evidence),
+        },
+        relevance=relevance,
+    )
 
 
 def _check(value: str, allowed: Sequence[str], name: str) -> None:

@@ -5,17 +5,22 @@ built from real model vectors of a 3,000-message sample, reused with small noise
 (`RecycledEmbedder`); queries are embedded by the real model inside the timed call.
 
     python tests/benchmarks/bench_search.py [--sizes 10000,100000] [--embedder local|hashing]
-        [--corpus synthetic|locomo] [--workdir DIR]
+        [--corpus synthetic|locomo] [--workdir DIR] [--compare FIELD=VALUE]
 
 `--corpus synthetic` (the default) is a worst case for keyword search: ~150 distinct words, so
 every query word matches 10-20 % of all messages. `--corpus locomo` grows the corpus from
 LoCoMo's real turns (real word frequencies) and asks LoCoMo's questions; it needs
 `../shared/data`. `--workdir` keeps the built index there and reuses it on the next run.
+`--compare neighbour_candidates=0` also times the same queries with that search setting
+(`SearchConfig` field), interleaved query by query in the same process, and prints the ratio:
+on a shared machine the load moves both columns alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import statistics
 import sys
 import tempfile
@@ -78,7 +83,7 @@ def corpus(name: str, size: int) -> tuple[list[RawMessage], list[str]]:
     return synthetic.messages(size, seed=size), queries
 
 
-def run(size: int, provider: str, corpus_name: str, workdir: Path | None) -> None:
+def run(size: int, provider: str, corpus_name: str, workdir: Path | None, compare: str | None = None) -> None:
     data_dir = workdir / f"{corpus_name}-{size}" if workdir else None
     reuse = data_dir is not None and (data_dir / "strata.sqlite3").exists()
     settings = Settings(
@@ -100,15 +105,34 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None) -> Non
         print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
     for q in queries[:10]:
         services.memory.search(q + " warmup", limit=10)
-    latencies = []
+    searcher = services.memory.searcher
+    configs = {"default": searcher.config}
+    if compare:
+        name, _, value = compare.partition("=")
+        typed = type(getattr(searcher.config, name))(value)
+        configs[compare] = dataclasses.replace(searcher.config, **{name: typed})
+    latencies: dict[str, list[float]] = {label: [] for label in configs}
     for q in queries:
-        started = time.perf_counter()
-        services.memory.search(q, limit=10)
-        latencies.append((time.perf_counter() - started) * 1000)
-    print(
-        f"[{size}, {corpus_name}] {len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, "
-        f"p95 {percentile(latencies, 0.95):.1f} ms, max {max(latencies):.1f} ms"
-    )
+        for label, config in configs.items():
+            searcher.config = config
+            # The query embedding is cached: each setting gets its own spelling of the query.
+            text = q if label == "default" else f"{q} ?"
+            started = time.perf_counter()
+            services.memory.search(text, limit=10)
+            latencies[label].append((time.perf_counter() - started) * 1000)
+    load = os.getloadavg()[0]
+    for label, values in latencies.items():
+        print(
+            f"[{size}, {corpus_name}, {label}] {len(values)} queries: "
+            f"p50 {statistics.median(values):.1f} ms, "
+            f"p95 {percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms (load {load:.1f})"
+        )
+    if compare:
+        base, other = latencies["default"], latencies[compare]
+        print(
+            f"ratio default / {compare}: p50 {statistics.median(base) / statistics.median(other):.2f}, "
+            f"p95 {percentile(base, 0.95) / percentile(other, 0.95):.2f}"
+        )
     services.close()
 
 
@@ -118,12 +142,13 @@ def main() -> int:
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
     parser.add_argument("--corpus", default="synthetic", choices=["synthetic", "locomo"])
     parser.add_argument("--workdir", type=Path, default=None, help="keep and reuse built indexes here")
+    parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE of SearchConfig")
     args = parser.parse_args()
     if args.corpus == "locomo" and not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
         return 0
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.embedder, args.corpus, args.workdir)
+        run(size, args.embedder, args.corpus, args.workdir, args.compare)
     return 0
 
 

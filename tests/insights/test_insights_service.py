@@ -10,7 +10,7 @@ from insights_eval_loader import load_harness
 
 from app.bootstrap import Services, build_services
 from app.core.clock import DAY_MS, HOUR_MS, FixedClock
-from app.core.domain import RawMessage
+from app.core.domain import RawMessage, SearchFilters
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.settings import InsightSettings, Settings
@@ -141,3 +141,36 @@ def test_bad_input_is_explained(svc: Services, settings: Settings) -> None:
             plain.insights.brief()
     finally:
         plain.close()
+
+
+def test_unified_search_ranks_insights_with_messages(svc: Services) -> None:
+    """`include=["insights"]`: insights merge with messages on the one relevance, behind the floor."""
+    _ingest(svc, harness.load())
+    svc.insights.generate()
+    query = "tenacity retry library decision"
+    plain = svc.memory.search(query, limit=10)
+    assert all(h.kind == "message" for h in plain)
+    mixed = svc.memory.search(query, limit=10, include=("insights",))
+    insight = next(h for h in mixed if h.kind == "insight")
+    assert insight.id.startswith("insight:") and insight.extra["evidence"][0] == "c01-09"
+    assert insight.extra["insight_id"] == insight.id.removeprefix("insight:")
+    assert insight.relevance is not None and insight.relevance >= svc.memory.relevance_floor
+    # One ranking: sorted by score whatever the kind.
+    assert [h.score for h in mixed] == sorted((h.score for h in mixed), reverse=True)
+    # Nonsense finds no insight either.
+    assert svc.memory.search_outcome("zzqxv", include=("insights",)).hits == []
+
+
+def test_unified_search_drops_dismissed_insights_and_applies_filters(svc: Services) -> None:
+    _ingest(svc, harness.load())
+    svc.insights.generate()
+    query = "tenacity retry library decision"
+    insight = next(h for h in svc.memory.search(query, include=("insights",)) if h.kind == "insight")
+    insight_id = insight.extra["insight_id"]
+    others = SearchFilters(platforms=("nowhere",))
+    assert not [h for h in svc.memory.search(query, others, include=("insights",)) if h.kind == "insight"]
+    svc.insights.set_lifecycle(insight_id, "dismissed")
+    after = svc.memory.search(query, include=("insights",))
+    assert insight_id not in [h.extra.get("insight_id") for h in after]
+    with pytest.raises(InvalidInput, match="unknown search source"):
+        svc.memory.search(query, include=("insight",))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.errors import InvalidInput, NotFound
+from app.core.search.fusion import DEFAULT_FLOOR
+from app.core.search.relevance import RelevanceModel, similarity_gate
 from knowledge_base.search import ChunkSearcher
 from tests.conftest import make_message
 
@@ -47,7 +49,35 @@ def test_threshold_is_configurable(make_services):
 def test_hybrid_admits_keyword_matches_below_the_threshold(services):
     services.knowledge.add_bytes(SENTENCE.encode(), "z.txt")
     hits = services.knowledge.search("zeppelin parade tickets for children in Berlin")
-    assert len(hits) == 1 and hits[0].similarity is None
+    # Admitted by its keyword; `similarity` is still its raw cosine (the chunk has a vector).
+    assert len(hits) == 1 and hits[0].similarity is not None
+    assert hits[0].similarity < services.knowledge.searcher.gate()
+
+
+def test_keyword_matches_outside_the_vector_pool_report_their_cosine(services):
+    kb = services.knowledge
+    kb.add_bytes(SENTENCE.encode(), "z.txt")
+    query = "zeppelin parade tickets for children in Berlin"
+    hit = kb.search(query)[0]
+    # A chunk the vector pool left out gets its cosine from the in-memory copy instead.
+    searcher = kb.searcher
+    cosines = searcher._cosines(searcher.embedder.embed_query(query), [hit.chunk_id, "no-such-chunk"])
+    assert cosines == {hit.chunk_id: pytest.approx(hit.similarity, abs=1e-6)}
+
+
+def test_the_gate_maps_the_spec_threshold_onto_the_active_model(make_services):
+    """0.7 is the specification's figure for text-embedding-3-small; for the local scale it means
+    "a meaning-only match reaches the relevance floor", and the setting moves the gate with it."""
+    model = RelevanceModel()
+    default = similarity_gate(0.7, "all-MiniLM-L6-v2-onnx-int8", model, DEFAULT_FLOOR)
+    calibrated = (default - model.cosine_low) / (model.cosine_high - model.cosine_low)
+    assert model.semantic_weight * calibrated == pytest.approx(DEFAULT_FLOOR)
+    assert 0.3 < default < 0.5
+    assert similarity_gate(0.8, "all-MiniLM-L6-v2-onnx-int8", model, DEFAULT_FLOOR) > default
+    assert similarity_gate(0.0, "all-MiniLM-L6-v2-onnx-int8", model, DEFAULT_FLOOR) == -1.0
+    assert similarity_gate(0.7, "openai:text-embedding-3-small", model, DEFAULT_FLOOR) == 0.7
+    strict = make_services(similarity_threshold=0.9).knowledge.searcher.gate()
+    assert strict > default
 
 
 def test_document_filter(services):

@@ -140,7 +140,8 @@ def delete_document(
 
 @router.post("/kb/search", response_model=KbSearchOut, summary="Search document chunks")
 def search_documents(body: KbSearchIn, services: Services = Depends(get_services)) -> KbSearchOut:
-    """Hybrid (vector ≥ similarity threshold, default 0.7, + keyword) search; default limit 5."""
+    """Hybrid (vector ≥ the similarity gate, the spec's 0.7 mapped to the active model, + keyword)
+    search; default limit 5. `similarity` is the raw cosine whenever the chunk has a vector."""
     hits = services.knowledge.search(body.query, body.limit, body.documentIds)
     masked = services.privacy.mask_payload([h.to_dict() for h in hits])
     return KbSearchOut(query=body.query, hits=[ChunkHitOut(**h) for h in masked])

@@ -13,9 +13,9 @@ router = APIRouter(tags=["search"])
 
 
 def _search(services: Services, body: SearchIn) -> SearchOut:
-    filters = filters_from(body.model_dump(exclude={"loose", "documents", "reveal"}))
+    filters = filters_from(body.model_dump(exclude={"loose", "documents", "insights", "reveal"}))
     reveal = services.privacy.check_reveal(body.reveal)
-    include = ("documents",) if body.documents else ()
+    include = tuple(name for name, on in (("documents", body.documents), ("insights", body.insights)) if on)
     outcome = services.memory.search_outcome(
         body.query, filters, body.limit, include=include, loose=body.loose
     )
@@ -41,6 +41,7 @@ def search_get(
     ),
     loose: bool = Query(False, description="show the nearest hits even when none is a close match"),
     documents: bool = Query(False, description="also search knowledge-base documents (one ranking)"),
+    insights: bool = Query(False, description="also search insights (one ranking)"),
     reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
     services: Services = Depends(get_services),
 ) -> SearchOut:
@@ -54,6 +55,7 @@ def search_get(
         until=until,
         loose=loose,
         documents=documents,
+        insights=insights,
         reveal=reveal,
     )
     return _search(services, body)

@@ -41,6 +41,8 @@ class SearchConfig:
     # Score each candidate with its conversation neighbours (context.py).
     windows: bool = True
     parse_dates: bool = True
+    # How many of the best candidates bring their conversation neighbours in as candidates.
+    neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
 
@@ -140,19 +142,20 @@ class MessageSearcher:
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
 
+        fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
+
         def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
             context = self.windows.around(matrix, vector, best)
             if context is None:
                 return None, {}
-            near = {int(n) for around in context.neighbours.values() for n in around} - set(candidates)
-            with self.db.read() as session:
-                # Neighbours only lend their words to a window: two columns are enough.
-                texts = session.execute(
-                    select(RawMessageRow.id, RawMessageRow.content, RawMessageRow.person).where(
-                        RawMessageRow.id.in_(list(near))
-                    )
-                )
-                return context, {str(r.id): r for r in texts}
+            around = {n for near in context.neighbours.values() for n in near}
+            missing = [int(n) for n in around if n not in fetched and n not in rows]
+            if missing:
+                with self.db.read() as session:
+                    # Full hit columns: the best candidates' neighbours may become candidates too.
+                    found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(missing)))
+                    fetched.update((str(r.id), r) for r in found)
+            return context, {n: fetched[n] for n in around if n in fetched}
 
         return rank_messages(
             query_text=query.text,

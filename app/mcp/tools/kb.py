@@ -25,8 +25,9 @@ PowerPoint, Excel, CSV, text, Markdown, HTML, Apple iWork), split into ~1000-cha
 Use it when the user asks about the content of their files, reports, slides, spreadsheets or notes
 they uploaded, or about their own stated preferences (kept in the document memory.txt).
 Returns the best chunks (default 5) with `documentId`, `fileName`, `chunkIndex`, location
-(`page`, `slide`, `sheet`, `heading` when known), `score` and `similarity`. Chunks need a cosine
-similarity of 0.7 or an exact keyword match. Pass `documentIds` to search only some documents;
+(`page`, `slide`, `sheet`, `heading` when known), `score` and `similarity` (the raw cosine). Chunks need
+a close match by meaning (the specification's 0.7 cosine, mapped to the local model's scale) or an
+exact keyword match. Pass `documentIds` to search only some documents;
 call getFullDocumentContent with a `documentId` to read the whole document."""
 
 FULL_DESCRIPTION = """The complete extracted text of one knowledge-base document, by the `documentId`

@@ -41,7 +41,8 @@ Returns compact hits: `id`, `time`, `platform`, `channel`, `person`, `tier`, `sc
 `relevance` (0–1, the same scale for every kind) and a `snippet`, plus `understood` (the date
 range and people the query was read as). Hits below the relevance floor are left out: when none
 is a close match you get `no_close_match: true` and no hits; set `loose` to see the nearest anyway.
-Set `documents` to rank knowledge-base document passages together with the messages.
+Set `documents` to rank knowledge-base document passages together with the messages, and
+`insights` to rank insights too (hit ids `insight:<id>`: read one with get_insight and that id).
 Call get_memory with hit ids to read full text and the surrounding conversation.
 If `next_offset` is set, call again with that offset for more.
 Detected secrets and personal data appear as placeholders ([SECRET:aws-key], [EMAIL], [PHONE]…).
@@ -149,6 +150,7 @@ def register(server: MCPServer, services: Services) -> None:
             bool, Field(description="show the nearest hits even when none is a close match")
         ] = False,
         documents: Annotated[bool, Field(description="also rank knowledge-base document passages")] = False,
+        insights: Annotated[bool, Field(description="also rank insights (tasks, decisions, dates)")] = False,
         reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
         reveal = privacy.check_reveal(reveal)
@@ -161,7 +163,7 @@ def register(server: MCPServer, services: Services) -> None:
             query,
             filters,
             min(end + 1, SEARCH_SOURCE_LIMIT),
-            include=("documents",) if documents else (),
+            include=tuple(name for name, on in (("documents", documents), ("insights", insights)) if on),
             loose=loose,
         )
         hits = outcome.hits

@@ -27,7 +27,13 @@ from app.ui.highlight import highlight_html, snippet
 from app.ui.icons import avatar, icon, icon_img, platform_icon
 from app.ui.models.rows import Column, RowsModel
 
-KIND_LABELS = {"message": "", "summary": "Summary", "chunk": "Document", "memory_file": "Memory page"}
+KIND_LABELS = {
+    "message": "",
+    "summary": "Summary",
+    "chunk": "Document",
+    "memory_file": "Memory page",
+    "insight": "Insight",
+}
 # Kinds that are not somebody's message: no avatar, an icon and a label instead.
 KIND_ICONS = {"chunk": "document", "memory_file": "files"}
 FLAG_TEXT = "Reads like instructions to an AI model (flagged, shown as data)"
@@ -58,7 +64,9 @@ def where_tooltip(hit: SearchHit) -> str:
     if hit.kind == "memory_file":
         return f"Memory page {hit.extra.get('path') or ''} (Files screen)".replace("  ", " ")
     label = source_label(hit.platform, hit.channel)
-    return f"Summary of {label}" if hit.kind == "summary" else label
+    if hit.kind == "summary":
+        return f"Summary of {label}"
+    return f"Insight from {label}" if hit.kind == "insight" else label
 
 
 def readable(hit: SearchHit) -> str:
@@ -74,8 +82,8 @@ def _marks(hit: SearchHit) -> str:
         marks.append(icon_img("warning") + " ")
     if hit.extra.get("is_pinned"):
         marks.append(icon_img("pin") + " ")
-    if hit.kind == "summary":
-        marks.append("<span style='color:gray'>Summary:</span> ")
+    if hit.kind in ("summary", "insight"):
+        marks.append(f"<span style='color:gray'>{KIND_LABELS[hit.kind]}:</span> ")
     return "".join(marks)
 
 

@@ -195,6 +195,7 @@ class DetailPane(QWidget):
             "summary": "Summary",
             "chunk": "Document excerpt",
             "memory_file": "Memory page (Files screen)",
+            "insight": "Insight",
         }.get(hit.kind, humanize(hit.kind))
         if hit.kind == "summary":
             extra = hit.extra

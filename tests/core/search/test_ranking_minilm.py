@@ -70,3 +70,18 @@ def test_nonsense_finds_no_close_match(services, nonsense: str) -> None:
     outcome = services.memory.search_outcome(nonsense, include=("documents",))
     assert outcome.hits == [] and outcome.no_close_match
     assert services.memory.search(nonsense, include=("documents",), loose=True)
+
+
+def test_kb_search_reports_the_handbook_similarity(services) -> None:
+    """MiniLM scores "vacation policy" against the handbook below the spec's raw 0.7: the gate is
+    the calibrated one, and `similarity` is the raw cosine, filled whenever the chunk has a vector."""
+    hits = services.knowledge.search("vacation policy")
+    assert "25 days of paid vacation" in hits[0].content
+    assert hits[0].similarity is not None and hits[0].similarity < 0.7
+    assert all(h.similarity is not None for h in hits)
+    assert services.knowledge.searcher.gate() < hits[0].similarity
+
+
+def test_kb_gate_still_turns_away_nonsense(services) -> None:
+    assert services.knowledge.search("xylophone quantum zebra") == []
+    assert services.knowledge.search("zzqxv") == []
