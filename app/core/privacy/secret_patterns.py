@@ -3,16 +3,26 @@
 Why hand-written rather than `detect-secrets`: its plugins are the same regexes (AWS, GitHub,
 Slack, Stripe, JWT, private keys…), but it scans line by line through a process-global settings
 object, pulls in `requests` and `pyyaml`, and its high-entropy plugins flag every git SHA and
-content hash, which are exactly the look-alikes we must leave alone. Each pattern below cites the
-vendor's documented token format; entropy is only trusted next to a credential word.
+content hash, which are exactly the look-alikes we must leave alone. Each vendor pattern follows
+the vendor's documented token prefix; entropy is only trusted next to a credential word. The
+natural-language forms ("my pin for the door is …", in several languages) are `phrase_patterns.py`.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from app.core.privacy.values import (
+    credential_like,
+    high_entropy,
+    plausible_value,
+    shannon_entropy,
+    url_secret,
+)
+
+__all__ = ["FORMAT_PATTERNS", "SecretPattern", "shannon_entropy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,75 +35,83 @@ class SecretPattern:
     check: Callable[[str], bool] | None = None
 
 
-def shannon_entropy(value: str) -> float:
-    if not value:
-        return 0.0
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-# Words that follow "password is …" in ordinary talk about passwords, not a password itself.
-_STOP_WORDS = """
-a an the my your our their his her its this that these those it is was be been being not no
-none null nil empty blank required optional needed missing wrong right correct incorrect
-invalid valid expired expiring changed reset set unset same different new old weak strong
-too very case sensitive ok okay fine good bad here there below above attached in on at of
-for to from with without and or but if when stored saved hidden shown encrypted hashed
-protected secret private public please thanks sent shared rotated revoked updated still also
-just only really already again now later soon long short true false yes unknown same
-redacted masked placeholder example changeme tbd todo
-"""
-_NOT_A_VALUE = frozenset(_STOP_WORDS.split())
-_TRAILING = ".,;:!?)]}>'\"`"
-
-
-def plausible_value(value: str) -> bool:
-    """A credential value, not prose: not a stop word, long enough, not a small number."""
-    v = value.strip(_TRAILING).strip("'\"`")
-    if len(v) < 4 or v.lower() in _NOT_A_VALUE:
-        return False
-    if "'" in v and v.replace("'", "").isalpha():
-        return False  # "secret: it's a surprise" — a contraction is prose
-    if v.isdigit() and len(v) < 6:
-        return False  # token_limit=4096, "pwd: 1" — counts, not secrets
-    # Placeholders and template variables are not values.
-    return not (v.startswith(("[SECRET:", "<", "{{", "${", "$")) or v.endswith("…"))
-
-
-def credential_like(value: str) -> bool:
-    """For the loose "password is X" form: X looks made-up (digit, symbol or mixed case)."""
-    v = value.strip(_TRAILING)
-    if not plausible_value(v):
-        return False
-    has_digit = any(c.isdigit() for c in v)
-    has_symbol = any(not c.isalnum() for c in v)
-    mixed = any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)
-    return has_digit or has_symbol or mixed or len(v) >= 12
-
-
-def high_entropy(value: str) -> bool:
-    v = value.strip(_TRAILING)
-    if len(v) < 20 or not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
-        return False
-    # Hex alphabets top out at 4 bits per char; base64-like keys reach ~5.
-    threshold = 3.0 if all(c in "0123456789abcdefABCDEF" for c in v) else 3.5
-    return shannon_entropy(v) >= threshold
-
-
 _WORD_END = r"(?![A-Za-z0-9_\-])"
-_LABEL_WORDS = (
-    r"password|passwd|passcode|passphrase|pwd|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+# Keywords that may be glued to a prefix (`adminPassword`, `DB_PASSWORD`, `aws_secret_access_key`).
+_STRONG_WORDS = (
+    r"password|passwort|passwd|passcode|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
     r"|private[_\-]?key|client[_\-]?secret|secret[_\-]?key|auth[_\-]?token|credentials?"
 )
-# A label such as `password`, `DB_PASSWORD`, `aws_secret_access_key`, `X-Api-Key` (not `tokens`,
-# `secretary`, `max_tokens`: the keyword must end the label or be joined to the rest by _ - .).
-_LABEL = rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*(?:{_LABEL_WORDS})(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
+# Short keywords that only count on their own or joined by _ . - (`SMTP_PASS`, `ADMIN_PIN`), so
+# `bypass`, `compass` and `spin` are not labels.
+_WEAK_WORDS = r"pass|pw|psw|pin|psk|mdp"
+_LABEL_WORDS = _STRONG_WORDS  # the high-entropy context words
+_LABEL = (
+    rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-]*?(?:{_STRONG_WORDS})"
+    rf"|(?:[A-Za-z0-9]+[_.\-])*(?:{_WEAK_WORDS}))(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
+)
 _QUOTED_OR_BARE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,400})"
 
-SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+
+def _vendor(kind: str, pattern: str) -> SecretPattern:
+    return SecretPattern(kind, re.compile(pattern))
+
+
+VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
+    # AWS access key ids: AKIA (long-term), ASIA (STS), then 16 upper-case letters and digits.
+    _vendor("aws-key", r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"),
+    _vendor("github-token", r"\bgh[pousr]_[A-Za-z0-9]{20,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    # xoxb/xoxp/xoxa/… tokens and app-level tokens (xapp-1-…).
+    _vendor(
+        "slack-token",
+        r"\bxox[abposre]-(?:[A-Za-z0-9]+-?){2,}[A-Za-z0-9]+|\bxapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}",
+    ),
+    _vendor("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
+    _vendor(
+        "stripe-key", r"\b(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{16,}\b|\bwhsec_[A-Za-z0-9+/]{24,}"
+    ),
+    _vendor("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{20,}"),
+    _vendor("google-key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
+    _vendor("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    _vendor("discord-token", r"\b[MNO][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b"),
+    _vendor("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    # Prefixed tokens (as gitleaks lists them): GitLab, npm, PyPI, Hugging Face, Docker Hub,
+    # SendGrid, DigitalOcean, Shopify, Vault, Mailgun, Mapbox secret/public, Linear, Notion,
+    # Atlassian, Square, Databricks, Grafana, Sentry, PlanetScale, Doppler, Twilio API keys, age.
+    _vendor("gitlab-token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|ft|imt)-[A-Za-z0-9_\-]{20,}"),
+    _vendor("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    _vendor("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}"),
+    _vendor("huggingface-token", r"\bhf_[A-Za-z0-9]{30,40}\b"),
+    _vendor("docker-token", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}"),
+    _vendor("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"),
+    _vendor("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    _vendor("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    _vendor("vault-token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+    _vendor("mailgun-key", r"\bkey-[0-9a-z]{32}\b"),
+    _vendor("mapbox-token", r"\b[ps]k\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{16,}"),
+    _vendor("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}\b"),
+    _vendor("notion-token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
+    _vendor("atlassian-token", r"\bATATT3[A-Za-z0-9_\-=]{40,}"),
+    _vendor("square-token", r"\b(?:sq0atp|sq0csp|EAAA)[A-Za-z0-9_\-]{22,}"),
+    _vendor("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    _vendor("grafana-token", r"\b(?:glc_|glsa_)[A-Za-z0-9_+/=]{32,}"),
+    _vendor("sentry-token", r"\bsntr[ysu]_[A-Za-z0-9_+/=]{40,}"),
+    _vendor("planetscale-token", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"),
+    _vendor("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,}"),
+    _vendor("twilio-key", r"\bSK[0-9a-f]{32}\b"),
+    _vendor("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    _vendor("asana-token", r"\b\d/\d{13,16}:[a-f0-9]{32}\b"),
+    _vendor("brevo-key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
+    _vendor("figma-token", r"\bfigd_[A-Za-z0-9_\-]{40,}"),
+    _vendor("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+)
+
+# The value after `-p`, `-a`, `--password` on a command line that also logs in.
+_CLI_LOGIN = (
+    r"(?:\b(?:mysql|mysqldump|mariadb|psql|redis-cli|sshpass|docker|podman|az|oc|mongo|mongosh|sqlcmd"
+    r"|smbclient|ftp|lftp)\b|\s-u\s)"
+)
+
+STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "private-key",
         re.compile(
@@ -102,79 +120,88 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
             re.S,
         ),
     ),
-    # AWS access key ids: AKIA (long-term), ASIA (STS), then 16 upper-case letters and digits.
+    # PuTTY .ppk files: everything from the private lines to the MAC (or the end).
     SecretPattern(
-        "aws-key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")
+        "private-key", re.compile(r"Private-Lines:\s*\d+\s*\n(?:.*?(?=\nPrivate-MAC:)|.*\Z)", re.S)
     ),
+    # An AWS secret access key (40 base64 characters; people mistype) given right after its key id.
     SecretPattern(
-        "github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,255}\b|\bgithub_pat_[A-Za-z0-9_]{22,255}\b")
-    ),
-    # xoxb/xoxp/xoxa/… tokens and app-level tokens (xapp-1-…).
-    SecretPattern(
-        "slack-token",
+        "aws-secret",
         re.compile(
-            r"\bxox[abposre]-(?:[A-Za-z0-9]+-?){2,}[A-Za-z0-9]+|\bxapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"
+            r"(?:AKIA|ASIA)[A-Z0-9]{16}[^\n]{0,60}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{30,44})(?![A-Za-z0-9/+])"
         ),
+        group=1,
+        check=high_entropy,
     ),
-    SecretPattern(
-        "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
-    ),
-    SecretPattern("stripe-key", re.compile(r"\b(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    SecretPattern(
-        "openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{20,}")
-    ),
-    SecretPattern("google-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
-    SecretPattern("telegram-bot-token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b")),
-    SecretPattern("discord-token", re.compile(r"\b[MNO][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b")),
-    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     SecretPattern("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"), group=1),
+    # `Authorization: Basic dXNlcjpw…`, `Authorization: Token 9944…`, `Digest …`.
+    SecretPattern(
+        "auth-header",
+        re.compile(
+            r"(?i)\b(?:authorization\b[\"']?\s*[:=]\s*[\"']?|header value:\s*)"
+            r"(?:basic|token|digest|apikey|sso-key)\s+([A-Za-z0-9._\-~+/:=]{8,})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
     # user:password@host inside a URL: only the password goes.
     SecretPattern(
-        "url-password", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^/\s:@]{0,100}:([^/\s@]{1,200})@"), group=1
+        "url-password",
+        re.compile(r"\b[a-z][a-z0-9+.\-]*://[^/\s:@]{0,100}:([^/\s@]{1,200})@"),
+        group=1,
+        check=url_secret,
     ),
-    # `password: x`, `DB_PASSWORD=x`, `"api_key": "x"`: keep the label, mask the value.
+    # Credentials in a query string: `?api_key=…`, `&token=…`, `X-Amz-Signature=…`, `?secret=` (TOTP).
+    SecretPattern(
+        "url-token",
+        re.compile(
+            r"(?i)[?&;](?:[a-z0-9_\-]*(?:token|secret|password|passwd|pwd|api[_\-]?key|apikey|signature|sig)"
+            r"|key|auth|access_token|x-amz-credential|code_verifier)=([^&\s#\"'<>]{8,})"
+        ),
+        group=1,
+        check=url_secret,
+    ),
+    # curl -u user:pass, --user user:pass, wget --password=…
+    SecretPattern(
+        "cli-password",
+        re.compile(r"(?:\s|^)(?:-u|--user|--proxy-user)\s+[\"']?[^\s:\"'$]{1,64}:([^\s\"']{3,200})"),
+        group=1,
+        check=plausible_value,
+    ),
+    # mysql -pS3cret (glued), sshpass -p 'x', docker login -u me -p x, redis-cli -a x.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            rf"{_CLI_LOGIN}[^\n]*?\s(?:-p|-a|--pass|--password)(?:\s+|=)?([\"'][^\"'\n]{{3,200}}[\"']|[^\s\"']{{3,200}})"
+        ),
+        group=1,
+        check=credential_like,
+    ),
+    # <add key="ApiSecret" value="…" /> (.NET config), `"name": "DB_PASSWORD", "value": "…"` (k8s).
+    SecretPattern(
+        "password",
+        re.compile(
+            rf"(?i)(?:key|name)\s*[=:]\s*[\"'][^\"'\n]*?(?:{_STRONG_WORDS}|pass)[^\"'\n]*[\"']\s*,?\s*value\s*[=:]\s*[\"']([^\"'\n]{{3,200}})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # `password: x`, `DB_PASSWORD=x`, `"api_key": "x"`, `--set adminPassword=x`: keep the label.
     SecretPattern(
         "password",
         re.compile(rf"(?i){_LABEL}[\"']?\s*(?::=|[:=]|=>)\s*{_QUOTED_OR_BARE}"),
         group=1,
         check=plausible_value,
     ),
-    # "Server password is hunter2", "the token was 8f3k…": looser, so the value must look made-up.
-    SecretPattern(
-        "password",
-        re.compile(
-            # The longer "was changed to" must come before "was", or "changed" becomes the value.
-            rf"(?i){_LABEL}\s+(?:(?:was\s+|has\s+been\s+|is\s+)?(?:changed|set|updated|reset)\s+to"
-            rf"|is|was|will\s+be|=)\s+(?:now\s+)?{_QUOTED_OR_BARE}"
-        ),
-        group=1,
-        check=credential_like,
-    ),
-    # `with password 'N0t$oS3cure'`: a quoted value right after the label.
-    SecretPattern(
-        "password",
-        re.compile(rf"(?i){_LABEL}\s+(\"[^\"\n]{{4,200}}\"|'[^'\n]{{4,200}}'|`[^`\n]{{4,200}}`)"),
-        group=1,
-        check=plausible_value,
-    ),
-    # "login: root / P@ssw0rd", "db creds are admin/…": a user name, a slash, then the password.
-    SecretPattern(
-        "password",
-        re.compile(
-            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account)"
-            r"(?:\s*[:=]\s*|\s+(?:are|is)\s+)[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
-        ),
-        group=1,
-        check=credential_like,
-    ),
     # A long random-looking string within a few words after a credential word.
     SecretPattern(
         "high-entropy",
         re.compile(
-            rf"(?i)(?:{_LABEL_WORDS}|key)(?:\W+\w+){{0,6}}?\W+([A-Za-z0-9+/_\-]{{20,}}={{0,2}}){_WORD_END}"
+            rf"(?i)(?:{_LABEL_WORDS}|key|pat)(?:\W+\w+){{0,8}}?\W+([A-Za-z0-9+/_\-]{{20,}}={{0,2}}){_WORD_END}"
         ),
         group=1,
         check=high_entropy,
     ),
 )
+
+FORMAT_PATTERNS = VENDOR_PATTERNS + STRUCTURAL_PATTERNS

@@ -1,0 +1,238 @@
+"""Secrets said in words: "my pin for the door is 4821", "das Passwort ist …", "X is the root password".
+
+People rarely paste a credential as `KEY=value`; they write it into a sentence, in their own
+language. Each pattern here is a label (a password word in one of the languages our users write,
+a PIN or a qualified code such as door, alarm or verification code), an optional short phrase
+("for the company VPN", "de la tarjeta"), a connector (`:`, "is", "ist", "c'est", "é", "は"…) and
+the value, which must pass a check for its kind (values.py). Bare "code" never counts: promo,
+zip, error and meeting codes are shared openly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.core.privacy.secret_patterns import SecretPattern
+from app.core.privacy.values import (
+    code_value,
+    credential_like,
+    direct_value,
+    last_word_value,
+    plausible_value,
+    quoted_or_credential,
+)
+
+# Password words in the languages our users write; `pass` and `pw` only as whole words.
+_PASSWORD = (
+    r"(?:passwords?|passwort|passwd|passcode|passphrase|pwd|psw|pw|pass|mdp|mot\s+de\s+passe|kennwort"
+    r"|contraseña|contrasena|clave|senha|wachtwoord|hasło|haslo|пароль|пароля|parola|salasana"
+    r"|lösenord|losenord|adgangskode|passord|şifre|sifre|heslo|jelszó|jelszo|κωδικός|비밀번호"
+    r"|パスワード|暗証番号|密码|密碼|口令|pre-?shared\s+key|psk|secret|master\s+key"
+    r"|(?:wi-?fi|wlan|wpa\d?|network|wireless|router)\s+(?:key|code))"
+)
+# Latin and Cyrillic letters may not touch the label ("bypass"); CJK particles may ("パスワードは").
+_LETTER = r"A-Za-z0-9_\-\u00c0-\u024f\u0400-\u04ff"
+_LABEL = rf"(?i)(?<![{_LETTER}]){_PASSWORD}(?![{_LETTER}])"
+# "for the company VPN", "de la tarjeta", "(don't share)", "für das WLAN", "от вайфая".
+_PHRASE = (
+    r"(?:\s*\([^)\n]{1,30}\))?"
+    r"(?:\s+(?:for|of|to|on|at|from|in|del|de|de\s+la|du|des|do|da|dos|das|für|fürs|zum|zur|vom|von"
+    r"|от|для|di|della|dello|van|voor|na|per|al|pour|para|do)\s+(?:[\w'’.\-]+\s+){0,3}?[\w'’.\-]+)?"
+    r"(?:\s*\([^)\n]{1,30}\))?"
+)
+_COLON = r"\s*(?:[:=：→]|->|=>|\s-\s|\s–\s|\s—\s)\s*"
+_COPULA = (
+    # The longer "was changed to" comes first, or "changed" would be taken for the value.
+    r"\s*(?:\s(?:(?:was\s+|has\s+been\s+|is\s+)?(?:changed|set|updated|reset)\s+to|is|was|are|will\s+be"
+    r"|is\s+now|es|est|c'est|ist|lautet|é|è|era|to|je|er|är|on|jest|это)\s*:?|は|是|为|為)"
+    r"\s+(?:now\s+|still\s+|literally\s+|just\s+|actually\s+|(?:your|my|the)\s+\w+\s*:\s*)?"
+)
+# Articles and pronouns never start a value; excluding them lets the regex try the next parse.
+_NOT_ARTICLE = r"(?!(?:the|a|an|my|your|our|this|that|it|is|in|on|for|to)\b)"
+_VALUE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,200})"
+_WORD_VALUE = r"([^\W\d_]{4,40})(?=\s*(?:[.!?,;)]|$|\n))"
+
+# PINs and codes: a code word qualified by what it opens or proves (door code, verification
+# code, Bestätigungscode, código de verificación, код подтверждения…). "game PIN" is shared.
+_CODE_QUALIFIER = (
+    r"door|gate|alarm|entry|entrance|access|keypad|lockbox|keybox|key\s*box|padlock|lock|safe|building"
+    r"|garage|house|front[- ]door|verification|verify|security|one[- ]time|2fa|two[- ]factor|mfa|otp"
+    r"|sms|log-?in|sign[- ]?in|auth(?:entication)?|unlock|guard|backup|recovery|tür|haustür|eingangs"
+    r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
+    r"|portão|porta|acceso"
+)
+_CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
+_CODE_LABEL = (
+    rf"(?i)(?<![\w\-])(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination)"
+    rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
+    rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
+    rf"|(?:{_CODE_WORD}|pin)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
+    rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
+    rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+)"
+    rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
+    rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
+    rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker)"
+    rf"|your\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
+    rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp))"
+    rf"(?![\w\-])"
+)
+_CODE_VALUE = r"([*#]?\d{3,12}[#*]?|\d{1,4}(?:[\- ]\d{1,4}){1,5}|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+_CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
+_CODE_CONNECT = r"(?:\s*(?:[:=：→]|->|\s-\s)\s*|\s+(?:is|es|est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
+# Recovery and backup codes: every code-like token in the run after the label.
+_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
+# Doors, gates and safes named without the word "code": "the office door is 4417 now".
+_DOOR = (
+    r"(?i)(?<![\w\-])(?:door|gate|garage|lockbox|keybox|key\s*box|safe|locker|padlock|alarm|entrance"
+    r"|tür|haustür|porte|portail|puerta)(?![\w\-])"
+)
+
+PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
+    # `password: hunter2`, "Passwort für das WLAN: …", "pw - Tiramisu88", "password → …".
+    SecretPattern(
+        "password", re.compile(rf"{_LABEL}{_PHRASE}{_COLON}{_NOT_ARTICLE}{_VALUE}"), 1, plausible_value
+    ),
+    # "the password for the VPN is …", "das Passwort ist …", "c'est …", "密码是 …", "changed to …".
+    SecretPattern(
+        "password", re.compile(rf"{_LABEL}{_PHRASE}{_COPULA}{_NOT_ARTICLE}{_VALUE}"), 1, quoted_or_credential
+    ),
+    # "Tom's laptop password is bananas." — one plain word that closes the clause.
+    # English only: the stop list that tells "is wrong" from "is bananas" is English.
+    SecretPattern(
+        "password",
+        re.compile(rf"{_LABEL}{_PHRASE}\s+(?:is|was)\s+(?:now\s+|still\s+)?{_WORD_VALUE}"),
+        1,
+        last_word_value,
+    ),
+    # "temp password Xk92!pqL", "Kennwort Hund!Katze3", "senha do banco 748291": no connector.
+    SecretPattern("password", re.compile(rf"{_LABEL}{_PHRASE}\s+{_NOT_ARTICLE}{_VALUE}"), 1, direct_value),
+    # `with password 'N0t$oS3cure'`: a quoted value right after the label.
+    SecretPattern(
+        "password",
+        re.compile(rf"{_LABEL}\s+(\"[^\"\n]{{4,200}}\"|'[^'\n]{{4,200}}'|`[^`\n]{{4,200}}`)"),
+        1,
+        plausible_value,
+    ),
+    # "P@ssw0rd! is the root password", "hf_… is my huggingface token", "G-734821 is your code".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![\w\-@.])([^\s:]{4,200})\s+(?:is|was|=)\s+(?:the|my|your|our|his|her|their)\s+"
+            r"(?:[\w\-]+\s+){0,3}?(?:password|passwort|passcode|pin|code|token|key|secret|pw|pwd)"
+            r"(?=\s*(?:[.,;:!?)]|$|\n|\s+(?:for|to|of|on|in|at|now|today)\b))"
+        ),
+        1,
+        credential_like,
+    ),
+    # "I'm using MyDogMax2019 as the password".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:using|use|used|chose|picked|set)\s+([^\s:]{4,200})\s+as\s+(?:the|my|our|a)\s+"
+            r"(?:[\w\-]+\s+){0,2}?(?:password|passcode|pin|passphrase)\b"
+        ),
+        1,
+        credential_like,
+    ),
+    # "login: root / P@ssw0rd", "creds for netflix: me@x.com / popcorn5", "u: deploy p: 9xT!".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso)"
+            r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*[:=]\s*|\s+(?:are|is|sind|sont|son)\s+)"
+            r"[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
+        ),
+        1,
+        credential_like,
+    ),
+    SecretPattern(
+        "password",
+        re.compile(r"(?i)\bu(?:ser)?\s*[:=]\s*\S{1,64}\s+p\s*[:=]\s*(\S{3,200})"),
+        1,
+        credential_like,
+    ),
+    # "Basic auth for staging is staging:letmein2024", "creds: admin:hunter22".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\b(?:basic\s+auth|http\s+auth|auth|creds?|credentials|login)\b[^\n:]{0,30}?"
+            r"(?:\s(?:is|are)|:)\s+[^\s:/@]{1,64}:([^\s@/][^\s@]{3,200})"
+        ),
+        1,
+        credential_like,
+    ),
+    # Wi-Fi: "Wi-Fi: network CafeGuest, key 88776655aa", "guest wifi key → Lemonade4All".
+    SecretPattern(
+        "wifi-password",
+        re.compile(
+            r"(?i)\b(?:wi-?fi|wlan|wpa\d?|ssid|network)\b[^\n]{0,40}?\b(?:key|pass(?:word)?|pw|psk)\b"
+            r"\s*(?:[:=→]|->|is)?\s*([^\s,;]{6,63})"
+        ),
+        1,
+        direct_value,
+    ),
+    # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
+    SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
+    # PINs and qualified codes.
+    SecretPattern("pin", re.compile(rf"{_CODE_LABEL}{_CODE_GAP}{_CODE_CONNECT}{_CODE_VALUE}"), 1, code_value),
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|\s(?:is|es|est|ist))\s*([*#]?\d{{4,8}}[#*]?)(?![\w\-:.,/])"
+        ),
+        1,
+        code_value,
+    ),
+    # "use code 918273 to sign in", "enter 4821 to unlock".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:use|enter|type|with)\s+(?:the\s+)?(?:code|pin|otp)?\s*{_CODE_VALUE}\s+(?:to|for)\s+"
+            r"(?:sign|log|verify|confirm|access|unlock|reset|complete|authori[sz]e|login|open)"
+        ),
+        1,
+        code_value,
+    ),
+    # Recovery and backup codes, recovery keys (BitLocker, Apple): the whole run of codes.
+    SecretPattern(
+        "recovery-code",
+        re.compile(
+            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,4}}?"
+            rf"\s*(?:[:=]|\s(?:is|are))?\s*({_CODE_TOKEN}(?:[\s,;]+{_CODE_TOKEN})*)"
+        ),
+        1,
+    ),
+    # Seed phrases: 12 to 24 lower-case words after the label.
+    SecretPattern(
+        "seed-phrase",
+        re.compile(
+            r"(?i)\b(?:seed|recovery|mnemonic|secret)\s+(?:phrase|words)\b\s*(?:[:=]|\s(?:is|are))?\s*"
+            r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
+        ),
+        1,
+    ),
+    # Bank account numbers, CVV and social security numbers, by their label.
+    SecretPattern(
+        "bank-account",
+        re.compile(
+            r"(?i)\b(?:account|acct|a/c|konto|kontonummer|compte|cuenta|conta|rekening)(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
+            r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
+        ),
+        1,
+    ),
+    SecretPattern(
+        "card-cvv",
+        re.compile(
+            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|card\s+security\s+code)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
+        ),
+        1,
+    ),
+    SecretPattern(
+        "ssn",
+        re.compile(
+            r"(?i)\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
+            r"(\d{3}[\- ]?\d{2}[\- ]?\d{4})(?!\d)"
+        ),
+        1,
+    ),
+)
