@@ -147,8 +147,11 @@ def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def _secrets(text: str) -> list[Finding]:
     out: list[Finding] = []
+    lowered = text.lower()
     public = [m.span() for m in _PUBLIC.finditer(text)] if ("-----BEGIN" in text or "AAAA" in text) else []
     for pattern in SECRET_PATTERNS:
+        if pattern.hints and not any(h in lowered for h in pattern.hints):
+            continue
         for m in pattern.regex.finditer(text):
             start, end = m.span(pattern.group)
             value = text[start:end]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from app.core.privacy.secret_patterns import SecretPattern
+from app.core.privacy.secret_patterns import SecretPattern, with_hints
 from app.core.privacy.values import (
     code_value,
     credential_like,
@@ -27,8 +27,13 @@ _PASSWORD = (
     r"(?:passwords?|passwort|passwd|passcode|passphrase|pwd|psw|pw|pass|mdp|mot\s+de\s+passe|kennwort"
     r"|contraseña|contrasena|clave|senha|wachtwoord|hasło|haslo|пароль|пароля|parola|salasana"
     r"|lösenord|losenord|adgangskode|passord|şifre|sifre|heslo|jelszó|jelszo|κωδικός|비밀번호"
-    r"|パスワード|暗証番号|密码|密碼|口令|pre-?shared\s+key|psk|secret|master\s+key"
-    r"|(?:wi-?fi|wlan|wpa\d?|network|wireless|router)\s+(?:key|code))"
+    r"|パスワード|暗証番号|密码|密碼|口令|pre-?shared\s+key|psk|secret(?:\s+key)?|master\s+key"
+    r"|lösenordet|mật\s+khẩu|पासवर्ड|kata\s+sandi(?:nya)?|sandi|şifresi|wachtwoorden|passwörter"
+    r"|(?:2fa|totp|otp|mfa|authenticator)\s+(?:seed|secret|key)|clé\s+(?:wi-?fi|wpa\d?)"
+    r"|(?:wi-?fi|wlan|wpa\d?|network|wireless|router)[\s\-]+(?:key|code|schlüssel|passwort|password))"
+    # "a senha nova é …", "el password nuevo: …": the adjective follows the noun.
+    r"(?:\s+(?:new|nova|novo|nuevo|nueva|nouveau|nouvelle|neue|neues|nuovo|nuova|nieuwe|nowe|nowy"
+    r"|temporal|provisoire|actual|atual|actuel|aktuelle))?"
 )
 # Latin and Cyrillic letters may not touch the label ("bypass"); CJK particles may ("パスワードは").
 _LETTER = r"A-Za-z0-9_\-\u00c0-\u024f\u0400-\u04ff"
@@ -44,7 +49,8 @@ _COLON = r"\s*(?:[:=：→]|->|=>|\s-\s|\s–\s|\s—\s)\s*"
 _COPULA = (
     # The longer "was changed to" comes first, or "changed" would be taken for the value.
     r"\s*(?:\s(?:(?:was\s+|has\s+been\s+|is\s+)?(?:changed|set|updated|reset)\s+to|is|was|are|will\s+be"
-    r"|is\s+now|es|est|c'est|ist|lautet|é|è|era|to|je|er|är|on|jest|это)\s*:?|は|是|为|為)"
+    r"|is\s+now|es|est|c'est|ist|lautet|é|è|era|to|je|er|är|on|jest|это|है|este|adalah)\s*:?"
+    r"|['’]s|\?\s*(?:it['’]s|it\s+is|its)|は|是|为|為|는|은)"
     r"\s+(?:now\s+|still\s+|literally\s+|just\s+|actually\s+|(?:your|my|the)\s+\w+\s*:\s*)?"
 )
 # Articles and pronouns never start a value; excluding them lets the regex try the next parse.
@@ -59,15 +65,24 @@ _CODE_QUALIFIER = (
     r"|garage|house|front[- ]door|verification|verify|security|one[- ]time|2fa|two[- ]factor|mfa|otp"
     r"|sms|log-?in|sign[- ]?in|auth(?:entication)?|unlock|guard|backup|recovery|tür|haustür|eingangs"
     r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
-    r"|portão|porta|acceso"
+    r"|portão|porta|acceso|anmelde|freischalt|entsperr|tor|cancello|portone|portal|garage\s+door\s+opener"
+    r"|storage|bike\s+lock|key\s+safe|lock\s*screen|screen\s+time|voicemail|debit\s+card|credit\s+card"
 )
 _CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
 _CODE_LABEL = (
-    rf"(?i)(?<![\w\-])(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination)"
+    rf"(?i)(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
+    rf"(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination"
+    rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
     rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
+    # "door opener code", "the lockbox has code", "Key safe by the door, code": a qualifier a few
+    # words before the code word.
+    rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{1,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
+    rf"|{_CODE_WORD}\s+(?:to|for)\s+(?:get(?:ting)?\s+in|open(?:ing)?|enter(?:ing)?|unlock(?:ing)?)(?:\s+\w+)?"
     rf"|(?:{_CODE_WORD}|pin)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
+    rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
     rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
+    rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
     rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+)"
     rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
     rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
@@ -76,18 +91,31 @@ _CODE_LABEL = (
     rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp))"
     rf"(?![\w\-])"
 )
-_CODE_VALUE = r"([*#]?\d{3,12}[#*]?|\d{1,4}(?:[\- ]\d{1,4}){1,5}|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+# Grouped digits first ("739 204", "17-32-08"), so the whole code goes, not its first group.
+_CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
 _CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
-_CODE_CONNECT = r"(?:\s*(?:[:=：→]|->|\s-\s)\s*|\s+(?:is|es|est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
+_CODE_CONNECT = (
+    r"(?:\s*(?:[:=：→]|->|\s-\s)\s*|['’]s\s+|\s+(?:is|es|est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
+)
 # Recovery and backup codes: every code-like token in the run after the label.
 _CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
 # Doors, gates and safes named without the word "code": "the office door is 4417 now".
 _DOOR = (
-    r"(?i)(?<![\w\-])(?:door|gate|garage|lockbox|keybox|key\s*box|safe|locker|padlock|alarm|entrance"
-    r"|tür|haustür|porte|portail|puerta)(?![\w\-])"
+    r"(?i)(?<![\w\-])(?:door|gate|garage|lockbox|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
+    r"|building\s+access|door\s+access|tür|haustür|porte|portail|puerta)(?![\w\-])"
 )
 
-PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
+_PATTERNS: tuple[SecretPattern, ...] = (
+    # Passport and ID card numbers by their label.
+    SecretPattern(
+        "id-number",
+        re.compile(
+            r"(?i)\b(?:passport|id\s+card|identity\s+card|driver'?s\s+licen[cs]e|personalausweis|pasaporte|passeport)"
+            r"(?:\s*(?:number|no\.?|nr\.?|#|nummer|numéro|número))?\s*(?:is|:)?\s*"
+            r"((?=[A-Z]*\d)[A-Z0-9]{6,12})(?![\w\-])"
+        ),
+        1,
+    ),
     # `password: hunter2`, "Passwort für das WLAN: …", "pw - Tiramisu88", "password → …".
     SecretPattern(
         "password", re.compile(rf"{_LABEL}{_PHRASE}{_COLON}{_NOT_ARTICLE}{_VALUE}"), 1, plausible_value
@@ -117,9 +145,18 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)(?<![\w\-@.])([^\s:]{4,200})\s+(?:is|was|=)\s+(?:the|my|your|our|his|her|their)\s+"
+            r"(?i)(?<![\w\-@.])([^\s:]{4,200})\s+(?:is|was|=|as)\s+(?:the|my|your|our|his|her|their)\s+"
             r"(?:[\w\-]+\s+){0,3}?(?:password|passwort|passcode|pin|code|token|key|secret|pw|pwd)"
             r"(?=\s*(?:[.,;:!?)]|$|\n|\s+(?:for|to|of|on|in|at|now|today)\b))"
+        ),
+        1,
+        credential_like,
+    ),
+    # "it's Raspberry_Pi_4 (the password)".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![\w\-@.])([^\s:(]{4,200})\s+\((?:the|my|that's\s+the)?\s*(?:password|pw|pwd|pin|passcode)\)"
         ),
         1,
         credential_like,
@@ -138,9 +175,22 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso)"
+            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use)"
             r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*[:=]\s*|\s+(?:are|is|sind|sont|son)\s+)"
             r"[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
+        ),
+        1,
+        credential_like,
+    ),
+    # "for the portal use jane / Jan3Doe!"; "admin:Adm1n#2024 for the staging box".
+    SecretPattern(
+        "password", re.compile(r"(?i)\buse\s+[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"), 1, credential_like
+    ),
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![\w/:@.\-])(?:admin|root|administrator|user|guest|sa|postgres|ubuntu|pi|test|demo)"
+            r"[:/]([^\s@/:]{4,200})(?=\s|$|[,;])"
         ),
         1,
         credential_like,
@@ -165,11 +215,22 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "wifi-password",
         re.compile(
-            r"(?i)\b(?:wi-?fi|wlan|wpa\d?|ssid|network)\b[^\n]{0,40}?\b(?:key|pass(?:word)?|pw|psk)\b"
+            r"(?i)\b(?:wi-?fi|wlan|wpa\d?|ssid|network|router|modem)\b[^\n]{0,40}?\b(?:key|pass(?:word)?|pw|psk"
+            r"|schlüssel|clé|cle|sandi|şifresi|passphrase)\b"
             r"\s*(?:[:=→]|->|is)?\s*([^\s,;]{6,63})"
         ),
         1,
         direct_value,
+    ),
+    # "wi-fi: 'Casa Rossi' / 'pizzaMargherita1'": network name, a slash, the password.
+    SecretPattern(
+        "wifi-password",
+        re.compile(
+            r"(?i)\b(?:wi-?fi|wlan|ssid|network)\b\s*[:=]?\s*(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/]{1,40})"
+            r"\s*/\s*(\"[^\"\n]{4,63}\"|'[^'\n]{4,63}'|[^\s,;]{4,63})"
+        ),
+        1,
+        quoted_or_credential,
     ),
     # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
     SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
@@ -178,7 +239,8 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|\s(?:is|es|est|ist))\s*([*#]?\d{{4,8}}[#*]?)(?![\w\-:.,/])"
+            rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|['’]s|\s(?:is|es|est|ist))\s*"
+            r"([*#]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4})(?![\w\-:.,/])"
         ),
         1,
         code_value,
@@ -193,12 +255,41 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
         1,
         code_value,
     ),
+    # "disarm with 1129", "unlock it with 4821", "punch in 5521".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:disarm|arm|unlock|open)\s+(?:it\s+|them\s+)?with\s+(?:the\s+)?(?:code\s+|pin\s+)?{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "Tu código de Facebook es 66271", "your code from Google: 551902".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b{_CODE_WORD}\s+(?:de|do|da|di|from|von|für|for)\s+[A-Z][\w\-]+\s*(?:es|is|ist|est|é|è|:)\s*"
+            rf"{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "authenticator shows 018 442".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:authenticator|authy|2fa\s+app|token\s+generator)\b[^\n\d]{{0,25}}?\s{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
     # Recovery and backup codes, recovery keys (BitLocker, Apple): the whole run of codes.
     SecretPattern(
         "recovery-code",
         re.compile(
             rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,4}}?"
-            rf"\s*(?:[:=]|\s(?:is|are))?\s*({_CODE_TOKEN}(?:[\s,;]+{_CODE_TOKEN})*)"
+            rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*)?"
+            rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*)?{_CODE_TOKEN})*)"
         ),
         1,
     ),
@@ -206,7 +297,8 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "seed-phrase",
         re.compile(
-            r"(?i)\b(?:seed|recovery|mnemonic|secret)\s+(?:phrase|words)\b\s*(?:[:=]|\s(?:is|are))?\s*"
+            r"(?i)\b(?:(?:seed|recovery|mnemonic|secret|backup)\s+(?:phrase|words)|(?:12|24)\s+words)\b\s*"
+            r"(?:[:=]|\s(?:is|are))?\s*"
             r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
         ),
         1,
@@ -215,7 +307,8 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "bank-account",
         re.compile(
-            r"(?i)\b(?:account|acct|a/c|konto|kontonummer|compte|cuenta|conta|rekening)(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
+            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening)"
+            r"(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
             r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
         ),
         1,
@@ -223,16 +316,66 @@ PHRASE_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "card-cvv",
         re.compile(
-            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|card\s+security\s+code)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
+            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|(?:card\s+)?security\s+code(?:\s+on\s+the\s+back)?)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
         ),
         1,
     ),
     SecretPattern(
         "ssn",
         re.compile(
-            r"(?i)\b(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
+            r"(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
             r"(\d{3}[\- ]?\d{2}[\- ]?\d{4})(?!\d)"
         ),
         1,
+    ),
+)
+
+# Lower-case words one of which must be in the text for each pattern above, in order.
+_PASSWORD_HINTS = (
+    "pass", "pw", "psw", "mdp", "kennwort", "contrase", "clave", "senha", "wachtwoord", "hasł", "hasl",
+    "парол", "parola", "salasana", "lösenord", "losenord", "adgangskode", "şifre", "sifre", "heslo",
+    "jelsz", "κωδικ", "비밀번호", "パスワード", "暗証番号", "密码", "密碼", "口令", "shared key", "psk",
+    "secret", "master key", "mật khẩu", "पासवर्ड", "sandi", "seed", "key", "code", "schlüssel", "clé",
+)  # fmt: skip
+_REVERSE_HINTS = ("pass", "pin", "code", "token", "key", "secret", "pw")
+_CODE_HINTS = (
+    "pin", "puk", "tan", "otp", "pass", "cod", "kod", "kód", "códi", "код", "combo", "combination",
+    "keypad",
+)  # fmt: skip
+_DOOR_HINTS = (
+    "door", "gate", "garage", "lock", "box", "safe", "alarm", "entrance", "access", "tür", "porte",
+    "portail", "puerta",
+)  # fmt: skip
+PHRASE_PATTERNS = with_hints(
+    _PATTERNS,
+    (
+        ("passport", "id card", "identity card", "licen", "ausweis", "pasaporte", "passeport"),
+        _PASSWORD_HINTS,
+        _PASSWORD_HINTS,
+        _PASSWORD_HINTS,
+        _PASSWORD_HINTS,
+        _PASSWORD_HINTS,
+        _REVERSE_HINTS,
+        ("password)", "pw)", "pwd)", "pin)", "passcode)"),
+        ("pass", "pin"),
+        ("login", "log-in", "user", "cred", "account", "zugangsdaten", "identifiant", "acceso", "use"),
+        ("use",),
+        ("admin", "root", "user", "guest", "sa", "postgres", "ubuntu", "pi", "test", "demo"),
+        ("u",),
+        ("auth", "cred", "login"),
+        ("wi", "wlan", "wpa", "ssid", "network", "router", "modem"),
+        ("wi", "wlan", "ssid", "network"),
+        ("wifi:",),
+        _CODE_HINTS,
+        _DOOR_HINTS,
+        ("use", "enter", "type", "with"),
+        ("with",),
+        ("cod", "cód", "kod", "kód", "код"),
+        ("authenticator", "authy", "2fa app", "token generator"),
+        ("backup", "recovery", "rescue", "emergency", "scratch"),
+        ("phrase", "words"),
+        ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
+        ("cvv", "cvc", "csc", "cid", "security code"),
+        ("ssn", "social"),
     ),
 )

@@ -11,28 +11,41 @@ natural-language forms ("my pin for the door is …", in several languages) are 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from app.core.privacy.values import (
     credential_like,
+    direct_value,
     high_entropy,
     plausible_value,
     shannon_entropy,
     url_secret,
 )
 
-__all__ = ["FORMAT_PATTERNS", "SecretPattern", "shannon_entropy"]
+__all__ = ["FORMAT_PATTERNS", "SecretPattern", "shannon_entropy", "with_hints"]
 
 
 @dataclass(frozen=True, slots=True)
 class SecretPattern:
-    """`group` is the part replaced (0 = the whole match); `check` rejects look-alikes."""
+    """`group` is the part replaced (0 = the whole match); `check` rejects look-alikes; `hints`
+    (lower-case) skip the regex on text holding none of them: most chat has no credential word,
+    and the phrase patterns are the costly ones."""
 
     kind: str
     regex: re.Pattern[str]
     group: int = 0
     check: Callable[[str], bool] | None = None
+    hints: tuple[str, ...] = ()
+
+
+def with_hints(
+    patterns: Sequence[SecretPattern], hints: Sequence[tuple[str, ...]]
+) -> tuple[SecretPattern, ...]:
+    """Attach one hint tuple per pattern, in order (the lengths must match)."""
+    if len(patterns) != len(hints):
+        raise ValueError(f"{len(patterns)} patterns but {len(hints)} hint tuples")
+    return tuple(replace(p, hints=h) for p, h in zip(patterns, hints, strict=True))
 
 
 _WORD_END = r"(?![A-Za-z0-9_\-])"
@@ -52,8 +65,51 @@ _LABEL = (
 _QUOTED_OR_BARE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,400})"
 
 
+# A lower-case piece of each vendor's prefix: the regex runs only when the text holds it.
+_VENDOR_HINTS: dict[str, tuple[str, ...]] = {
+    "aws-key": ("akia", "asia", "abia", "acca", "a3t"),
+    "github-token": ("gh", "github_pat"),
+    "slack-token": ("xox", "xapp"),
+    "slack-webhook": ("hooks.slack",),
+    "stripe-key": ("_live_", "_test_", "whsec_"),
+    "openai-key": ("sk-",),
+    "google-key": ("aiza",),
+    "telegram-bot-token": (":aa",),
+    "discord-token": (".",),
+    "jwt": ("eyj",),
+    "gitlab-token": ("gl",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-",),
+    "huggingface-token": ("hf_",),
+    "docker-token": ("dckr_",),
+    "sendgrid-key": ("sg.",),
+    "digitalocean-token": ("_v1_",),
+    "shopify-token": ("shp",),
+    "vault-token": ("hvs.", "hvb.", "hvr."),
+    "mailgun-key": ("key-",),
+    "mapbox-token": (".eyj",),
+    "linear-key": ("lin_",),
+    "notion-token": ("secret_", "ntn_"),
+    "atlassian-token": ("atatt3",),
+    "square-token": ("sq0", "eaaa"),
+    "databricks-token": ("dapi",),
+    "grafana-token": ("glc_", "glsa_"),
+    "sentry-token": ("sntr",),
+    "planetscale-token": ("pscale_",),
+    "doppler-token": ("dp.",),
+    "twilio-key": ("sk",),
+    "age-key": ("age-secret-key",),
+    "asana-token": ("/",),
+    "brevo-key": ("xkeysib-",),
+    "figma-token": ("figd_",),
+    "replicate-token": ("r8_",),
+    "discord-webhook": ("discord",),
+    "postman-key": ("pmak-",),
+}
+
+
 def _vendor(kind: str, pattern: str) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern))
+    return SecretPattern(kind, re.compile(pattern), hints=_VENDOR_HINTS[kind])
 
 
 VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
@@ -71,7 +127,8 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     _vendor("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{20,}"),
     _vendor("google-key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
-    _vendor("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    # No \b before the digits: the token sits glued to "bot" in API URLs (…/bot123:AA…/sendMessage).
+    _vendor("telegram-bot-token", r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
     _vendor("discord-token", r"\b[MNO][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b"),
     _vendor("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     # Prefixed tokens (as gitleaks lists them): GitLab, npm, PyPI, Hugging Face, Docker Hub,
@@ -102,13 +159,15 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     _vendor("asana-token", r"\b\d/\d{13,16}:[a-f0-9]{32}\b"),
     _vendor("brevo-key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
     _vendor("figma-token", r"\bfigd_[A-Za-z0-9_\-]{40,}"),
+    _vendor("replicate-token", r"\br8_[A-Za-z0-9]{30,}\b"),
+    _vendor("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{60,}"),
     _vendor("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
 )
 
 # The value after `-p`, `-a`, `--password` on a command line that also logs in.
 _CLI_LOGIN = (
     r"(?:\b(?:mysql|mysqldump|mariadb|psql|redis-cli|sshpass|docker|podman|az|oc|mongo|mongosh|sqlcmd"
-    r"|smbclient|ftp|lftp)\b|\s-u\s)"
+    r"|smbclient|ftp|lftp|ldapsearch|ldapmodify|ldapadd|ldapwhoami)\b|\s-u\s)"
 )
 
 STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
@@ -172,10 +231,80 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "cli-password",
         re.compile(
-            rf"{_CLI_LOGIN}[^\n]*?\s(?:-p|-a|--pass|--password)(?:\s+|=)?([\"'][^\"'\n]{{3,200}}[\"']|[^\s\"']{{3,200}})"
+            rf"{_CLI_LOGIN}[^\n]*?\s(?:-p|-a|-w|--pass|--password)(?:\s+|=)?([\"'][^\"'\n]{{3,200}}[\"']|[^\s\"']{{3,200}})"
         ),
         group=1,
         check=credential_like,
+    ),
+    # Long options of any tool: --password x, --http-password=x, -storepass x (keytool), -passout pass:x.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            r"(?:\s|^)--?(?:[a-z]+-)?(?:password|passwd|pass|storepass|keypass|srcstorepass|deststorepass)"
+            r"(?:\s+|=)(?:pass:)?([\"'][^\"'\n]{3,200}[\"']|[^\s\"'-][^\s\"']{2,200})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # smbclient -U user%pass, `net use … /user:DOMAIN\\me Passw0rd`, httpie --auth user:pass.
+    SecretPattern(
+        "cli-password", re.compile(r"\s-U\s+[^\s%]{1,64}%(\S{3,200})"), group=1, check=plausible_value
+    ),
+    SecretPattern(
+        "cli-password", re.compile(r"(?i)/user:\S{1,100}\s+([^\s/]\S{2,200})"), group=1, check=credential_like
+    ),
+    SecretPattern(
+        "cli-password",
+        re.compile(r"(?:\s|^)(?:--auth|-a)\s+[\"']?[^\s:\"'$]{1,64}:([^\s\"']{3,200})"),
+        group=1,
+        check=credential_like,
+    ),
+    # requests.get(url, auth=('svc', 'pw')), HTTPBasicAuth('svc', 'pw').
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?:\bauth\s*=\s*\(|BasicAuth\()\s*[\"'][^\"'\n]{1,64}[\"']\s*,\s*[\"']([^\"'\n]{3,200})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # Session cookies: `Cookie: sessionid=…`, `Set-Cookie: JSESSIONID=…`.
+    SecretPattern(
+        "session-cookie",
+        re.compile(
+            r"(?i)\b(?:set-)?cookie:[^\n]*?\b(?:session(?:id)?|sid|auth|token|jwt|connect\.sid|phpsessid|jsessionid"
+            r"|_session|remember_token)[\w.\-]*=([^;\s]{16,})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # Terraform: variable "db_password" { default = "…" }.
+    SecretPattern(
+        "password",
+        re.compile(
+            rf"(?i)variable\s+\"[^\"\n]*(?:{_STRONG_WORDS}|pass)[^\"\n]*\"\s*\{{[^}}]*?default\s*=\s*\"([^\"\n]+)\""
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # Server config files: `requirepass x` (redis), `masterauth x`, `auth_pass "x"` (keepalived).
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:requirepass|masterauth|[A-Za-z0-9]+_(?:pass|pwd|psk)"
+            r"|[A-Za-z0-9_]*(?:password|passwd|secret))(?![A-Za-z0-9])[ \t]+"
+            r"(\"[^\"\n]{3,200}\"|'[^'\n]{3,200}'|[^\s\"']\S{5,200})"
+        ),
+        group=1,
+        check=direct_value,
+    ),
+    # MASTER_KEY: 'a1B2…', SIGNING_KEY=…: upper-case `*_KEY` names hold keys when the value looks made up
+    # (SORT_KEY=created_at does not).
+    SecretPattern(
+        "password",
+        re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]+(?:_[A-Z0-9]+)*_KEY[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{6,200})"),
+        group=1,
+        check=direct_value,
     ),
     # <add key="ApiSecret" value="…" /> (.NET config), `"name": "DB_PASSWORD", "value": "…"` (k8s).
     SecretPattern(
@@ -204,4 +333,47 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
     ),
 )
 
+_CREDENTIAL_HINTS = ("pass", "pwd", "psw", "pw", "secret", "token", "key", "credential", "pin", "psk", "mdp")
+STRUCTURAL_PATTERNS = with_hints(
+    STRUCTURAL_PATTERNS,
+    (
+        ("-----begin",),
+        ("private-lines",),
+        ("akia", "asia"),
+        ("bearer",),
+        ("authorization", "header value"),
+        ("://",),
+        ("=",),
+        ("-u", "--user", "--proxy-user"),
+        (
+            "mysql",
+            "mariadb",
+            "psql",
+            "redis",
+            "sshpass",
+            "docker",
+            "podman",
+            "az",
+            "oc",
+            "mongo",
+            "sqlcmd",
+            "smbclient",
+            "ftp",
+            "ldap",
+            "-u",
+        ),
+        ("pass",),
+        ("%",),
+        ("/user:",),
+        ("--auth", "-a"),
+        ("auth",),
+        ("cookie",),
+        ("variable",),
+        ("pass", "pwd", "psk", "secret"),
+        ("_key",),
+        ("key", "name"),
+        _CREDENTIAL_HINTS,
+        (*_CREDENTIAL_HINTS, "pat"),
+    ),
+)
 FORMAT_PATTERNS = VENDOR_PATTERNS + STRUCTURAL_PATTERNS

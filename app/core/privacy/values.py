@@ -45,11 +45,16 @@ _TEMPLATE = re.compile(
 )
 _NUMBER = re.compile(r"^[€$£]?\d{1,4}(?:[.,:/]\d+)+[€$£%]?$")
 # Code, not a value: `os.environ['API_KEY']`, `getpass.getpass()`, `request.headers.get(…)`.
-_CODE = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[]")
+_CODE = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[].*[)\]]$")
+# Prose and YAML around a label: "(ask Maria)", "!vault |", "(the usual)".
+_ASIDE = re.compile(r"^(?:\(|![a-z])")
 
 
 def plausible_value(value: str) -> bool:
     """A credential value, not prose: not a stop word, long enough, not a small number."""
+    raw = value.strip().strip("'\"`")
+    if _ASIDE.match(raw) or _CODE.match(raw):
+        return False
     v = value.strip(_TRAILING).strip("'\"`")
     if len(v) < 4 or v.lower() in _NOT_A_VALUE:
         return False
@@ -59,7 +64,7 @@ def plausible_value(value: str) -> bool:
         return False  # token_limit=4096, "pwd: 1" — counts, not secrets
     if _NUMBER.match(v):
         return False  # "pass is 2.50", "token: 3.11.4", "pin: 10:30" — prices, versions, times
-    if _TEMPLATE.match(v) or _CODE.match(v) or v.endswith("…"):
+    if _TEMPLATE.match(v) or _CODE.match(v) or _ASIDE.match(v) or v.endswith("…"):
         return False
     return not v.startswith("[SECRET:")
 
@@ -84,6 +89,8 @@ def credential_like(value: str) -> bool:
     has_digit = any(c.isdigit() for c in v)
     has_symbol = any(not c.isalnum() for c in v)
     mixed = any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)
+    if has_symbol and not (has_digit or mixed) and re.fullmatch(r"[a-z]+(?:-[a-z]+)?", v):
+        return False  # "case-sensitive", "well-known": one hyphen between words is prose
     return has_digit or has_symbol or mixed or len(v) >= 12
 
 
@@ -106,6 +113,9 @@ def high_entropy(value: str) -> bool:
     v = value.strip(_TRAILING)
     if len(v) < 20 or not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
         return False
+    parts = v.split("/")
+    if sum(p.isdigit() or (p.isalpha() and p.islower()) for p in parts) >= 2:
+        return False  # a path ("uploads/2024/03/IMG_4821"), not a key
     # Hex alphabets top out at 4 bits per char; base64-like keys reach ~5.
     threshold = 3.0 if all(c in "0123456789abcdefABCDEF" for c in v) else 3.5
     return shannon_entropy(v) >= threshold
