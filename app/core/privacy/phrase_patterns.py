@@ -37,9 +37,14 @@ _PASSWORD = (
 )
 # Latin and Cyrillic letters may not touch the label ("bypass"); CJK particles may ("パスワードは").
 _LETTER = r"A-Za-z0-9_\-\u00c0-\u024f\u0400-\u04ff"
-_LABEL = rf"(?i)(?<![{_LETTER}]){_PASSWORD}(?![{_LETTER}])"
+_LABEL = rf"(?i)(?<![{_LETTER}]){_PASSWORD}(?!(?!->)[{_LETTER}])"  # "pass->" is a label
+# English password words: the one-plain-word rule below relies on an English stop list.
+_EN_LABEL = r"(?i)(?<![\w\-])(?:password|passcode|passphrase|pwd|pw|pass)(?![\w\-])"
 # "for the company VPN", "de la tarjeta", "(don't share)", "für das WLAN", "от вайфая".
 _PHRASE = (
+    # "mot de passe wifi:", "contraseña wifi =", "Passwort Server:": a bare context noun.
+    r"(?:\s+(?:wi-?fi|wlan|router|vpn|e-?mail|mail|admin|root|server|serveur|servidor|bank|banco|banque"
+    r"|laptop|pc|computer|ordinateur|hotspot|guest|gast|invités?|invitados?|du\s+wifi|del\s+wifi))?"
     r"(?:\s*\([^)\n]{1,30}\))?"
     r"(?:\s+(?:for|of|to|on|at|from|in|del|de|de\s+la|du|des|do|da|dos|das|für|fürs|zum|zur|vom|von"
     r"|от|для|di|della|dello|van|voor|na|per|al|pour|para|do)\s+(?:[\w'’.\-]+\s+){0,3}?[\w'’.\-]+)?"
@@ -51,7 +56,8 @@ _COPULA = (
     r"\s*(?:\s(?:(?:was\s+|has\s+been\s+|is\s+)?(?:changed|set|updated|reset)\s+to|is|was|are|will\s+be"
     r"|is\s+now|es|est|c'est|ist|lautet|é|è|era|to|je|er|är|on|jest|это|है|este|adalah)\s*:?"
     r"|['’]s|\?\s*(?:it['’]s|it\s+is|its)|は|是|为|為|는|은)"
-    r"\s+(?:now\s+|still\s+|literally\s+|just\s+|actually\s+|(?:your|my|the)\s+\w+\s*:\s*)?"
+    r"\s+(?:now\s+|still\s+|literally\s+|just\s+|actually\s+|simply\s+|basically\s+"
+    r"|(?:your|my|the)\s+\w+\s*:\s*)?"
 )
 # Articles and pronouns never start a value; excluding them lets the regex try the next parse.
 _NOT_ARTICLE = r"(?!(?:the|a|an|my|your|our|this|that|it|is|in|on|for|to)\b)"
@@ -67,11 +73,12 @@ _CODE_QUALIFIER = (
     r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
     r"|portão|porta|acceso|anmelde|freischalt|entsperr|tor|cancello|portone|portal|garage\s+door\s+opener"
     r"|storage|bike\s+lock|key\s+safe|lock\s*screen|screen\s+time|voicemail|debit\s+card|credit\s+card"
+    r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?"
 )
 _CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
 _CODE_LABEL = (
     rf"(?i)(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
-    rf"(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination"
+    rf"(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
     rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
@@ -79,7 +86,7 @@ _CODE_LABEL = (
     # words before the code word.
     rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{1,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
     rf"|{_CODE_WORD}\s+(?:to|for)\s+(?:get(?:ting)?\s+in|open(?:ing)?|enter(?:ing)?|unlock(?:ing)?)(?:\s+\w+)?"
-    rf"|(?:{_CODE_WORD}|pin)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
+    rf"|(?:{_CODE_WORD}|pin|clé|clef)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
     rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
     rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
     rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
@@ -87,7 +94,7 @@ _CODE_LABEL = (
     rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
     rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
     rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker)"
-    rf"|your\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
+    rf"|(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|uw|je)\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
     rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp))"
     rf"(?![\w\-])"
 )
@@ -95,13 +102,14 @@ _CODE_LABEL = (
 _CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
 _CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
 _CODE_CONNECT = (
-    r"(?:\s*(?:[:=：→]|->|\s-\s)\s*|['’]s\s+|\s+(?:is|es|est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
+    r"(?:\s*(?:[:=：→?]|->|\s-\s)\s*|['’]s\s+"
+    r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
 )
 # Recovery and backup codes: every code-like token in the run after the label.
 _CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
 # Doors, gates and safes named without the word "code": "the office door is 4417 now".
 _DOOR = (
-    r"(?i)(?<![\w\-])(?:door|gate|garage|lockbox|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
+    r"(?i)(?<![\w\-])(?:door|gate|garage|lock\s*box|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
     r"|building\s+access|door\s+access|tür|haustür|porte|portail|puerta)(?![\w\-])"
 )
 
@@ -128,7 +136,9 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     # English only: the stop list that tells "is wrong" from "is bananas" is English.
     SecretPattern(
         "password",
-        re.compile(rf"{_LABEL}{_PHRASE}\s+(?:is|was)\s+(?:now\s+|still\s+)?{_WORD_VALUE}"),
+        re.compile(
+            rf"{_EN_LABEL}{_PHRASE}\s+(?:is|was)\s+(?:now\s+|still\s+|simply\s+|just\s+)?{_WORD_VALUE}"
+        ),
         1,
         last_word_value,
     ),
@@ -176,7 +186,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         "password",
         re.compile(
             r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use)"
-            r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*[:=]\s*|\s+(?:are|is|sind|sont|son)\s+)"
+            r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*(?:[:=→]|->)\s*|\s+(?:are|is|sind|sont|son)\s+)"
             r"[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
         ),
         1,
@@ -226,8 +236,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "wifi-password",
         re.compile(
-            r"(?i)\b(?:wi-?fi|wlan|ssid|network)\b\s*[:=]?\s*(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/]{1,40})"
-            r"\s*/\s*(\"[^\"\n]{4,63}\"|'[^'\n]{4,63}'|[^\s,;]{4,63})"
+            r"(?i)\b(?:wi-?fi|wlan|ssid|network)\b(?:\s+is)?\s*[:=]?\s*(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[^\s/]{1,40})"
+            r"\s*/\s*(\d{4}(?: \d{4}){3,4}|\"[^\"\n]{4,63}\"|'[^'\n]{4,63}'|[^\s,;]{4,63})"
         ),
         1,
         quoted_or_credential,
@@ -240,7 +250,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         "pin",
         re.compile(
             rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|['’]s|\s(?:is|es|est|ist))\s*"
-            r"([*#]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4})(?![\w\-:.,/])"
+            r"([*#]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4})(?![\w\-:/]|[.,]\d)"
         ),
         1,
         code_value,
@@ -259,7 +269,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            rf"(?i)\b(?:disarm|arm|unlock|open)\s+(?:it\s+|them\s+)?with\s+(?:the\s+)?(?:code\s+|pin\s+)?{_CODE_VALUE}"
+            rf"(?i)\b(?:disarms?|arms?|unlocks?|opens?)\s+(?:it\s+|them\s+)?with\s+(?:the\s+)?(?:code\s+|pin\s+)?{_CODE_VALUE}"
         ),
         1,
         code_value,
@@ -288,8 +298,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         "recovery-code",
         re.compile(
             rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,4}}?"
-            rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*)?"
-            rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*)?{_CODE_TOKEN})*)"
+            rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*|[-*•]\s+)?"
+            rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
         ),
         1,
     ),
@@ -340,7 +350,7 @@ _PASSWORD_HINTS = (
 _REVERSE_HINTS = ("pass", "pin", "code", "token", "key", "secret", "pw")
 _CODE_HINTS = (
     "pin", "puk", "tan", "otp", "pass", "cod", "kod", "kód", "códi", "код", "combo", "combination",
-    "keypad",
+    "keypad", "clé", "clef", "geheimzahl",
 )  # fmt: skip
 _DOOR_HINTS = (
     "door", "gate", "garage", "lock", "box", "safe", "alarm", "entrance", "access", "tür", "porte",

@@ -8,6 +8,7 @@ from app.core.privacy.detector import ALL_CLASSES, Detector
 from tests.core.privacy import corpus
 from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS
 from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS
+from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS
 
 SECRETS = corpus.SECRETS + corpus.ROUND2_SECRETS + corpus.ROUND3_SECRETS
 LOOK_ALIKES = corpus.LOOK_ALIKES + corpus.ROUND2_LOOK_ALIKES + corpus.ROUND3_LOOK_ALIKES

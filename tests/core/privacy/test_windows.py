@@ -7,7 +7,11 @@ from app.core.privacy.windows import masked_excerpt, masked_page
 
 DETECTOR = Detector()
 KEY = "AKIAIOSFODNN7EXAMPLE"
-PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Adq\n" * 40 + "-----END RSA PRIVATE KEY-----"
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Adq\n" * 40
+    + "-----END RSA PRIVATE KEY-----"
+)
 
 
 def _fragments(secret: str, size: int = 6) -> list[str]:
