@@ -9,8 +9,10 @@ in the context of its document (`PrivacyService.mask_excerpt`), and long text is
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from app.core.domain import SearchHit
 from app.core.errors import NotFound
 from app.services.knowledge_service import KnowledgeService
 from app.services.privacy_service import PrivacyService
@@ -52,3 +54,25 @@ def chunk_hits(
             item["masked"] = True
         out.append(item)
     return out
+
+
+def masked_search_hits(
+    privacy: PrivacyService, knowledge: KnowledgeService, hits: Sequence[SearchHit], *, reveal: bool = False
+) -> list[SearchHit]:
+    """Unified-search hits with their whole text masked before any snippet is clipped from it
+    (a clip could cut a secret), knowledge-base chunks in the context of their document."""
+    if reveal and privacy.check_reveal(reveal):
+        return list(hits)
+    chunks = [h for h in hits if h.kind == "chunk" and h.document_id and h.content]
+    in_context = dict(
+        zip(
+            (h.id for h in chunks),
+            chunk_contents(
+                privacy, knowledge, [(str(h.document_id), h.content or "") for h in chunks], reveal=False
+            ),
+            strict=True,
+        )
+    )
+    return [
+        replace(h, content=in_context[h.id] if h.id in in_context else privacy.mask(h.content)) for h in hits
+    ]

@@ -18,6 +18,7 @@ from app.mcp.server import build_mcp_server
 from app.mcp.tools import agent as agent_tools
 from app.mcp.tools import insights as insight_tools
 from app.mcp.tools import kb as kb_tools
+from app.mcp.tools import memory as memory_tools
 from app.mcp.tools.kb import FULL_TEXT_PAGE_CHARS
 from knowledge_base.models import RagChunkRow
 from tests.conftest import make_message
@@ -182,3 +183,16 @@ def test_reveal_on_knowledge_base_and_insight_routes(services: Services) -> None
         assert KEY in client.post("/api/kb/search", json={**body, "reveal": True}).text
         for path, params in gets[1:]:
             assert "Winter2026!x" in client.get(path, params={**params, "reveal": "true"}).text, path
+
+
+@pytest.mark.anyio
+async def test_search_snippets_are_clipped_after_masking(services: Services) -> None:
+    # A hard cut at 400 characters would leave "AKIAIOSFOD", which no pattern recognizes.
+    content = "dashboard url fragment " + "-" * (400 - 23 - 10) + KEY + " rotate it"
+    services.memory.ingest([make_message(1, content=content)])
+    async with Client(build_mcp_server(services, modules=(agent_tools, memory_tools))) as client:
+        unified = _data(await client.call_tool("search", {"query": "dashboard url fragment rotate"}))
+        memory = _data(await client.call_tool("search_memory", {"query": "dashboard url fragment rotate"}))
+    snippets = [h["snippet"] for h in unified["hits"] + memory["hits"]]
+    assert snippets and all(KEY[:6] not in s for s in snippets), snippets
+    assert all(h.get("masked") is True for h in unified["hits"] + memory["hits"])

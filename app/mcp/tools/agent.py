@@ -23,7 +23,7 @@ from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
 from app.mcp.tools.memory import REVEAL, SNIPPET_CHARS, full_record, neighbour_line
 from app.services.brief_service import DEFAULT_MAX_TOKENS as BRIEF_TOKENS
-from app.services.privacy_results import chunk_contents
+from app.services.privacy_results import chunk_contents, masked_search_hits
 
 SEARCH_LIMIT = 200
 SUMMARY_CHARS = 1500
@@ -98,7 +98,12 @@ def register(server: MCPServer, services: Services) -> None:
             options["loose"] = True
         hits = memory.search(query, filters, min(end + 1, SEARCH_LIMIT), **options)
         # Results go into a cloud model's context: secrets masked, injection-like text marked.
-        window = [privacy.outgoing(compact(h), text=h.content, reveal=reveal) for h in hits[offset:end]]
+        # Masked before the snippet is clipped (a clip could cut a secret in two); chunks as they
+        # read in their document.
+        shown = masked_search_hits(privacy, services.knowledge, hits[offset:end], reveal=reveal)
+        window = [
+            _outgoing(privacy, compact(m), h, m, reveal) for h, m in zip(hits[offset:end], shown, strict=True)
+        ]
         page = paginate(window, offset=offset, max_tokens=max_tokens, has_more=len(hits) > end)
         extra: dict[str, Any] = {"query": query}
         if not hits:
@@ -180,6 +185,15 @@ def register(server: MCPServer, services: Services) -> None:
     )
     def memory_file_resource(folder: str, name: str) -> str:
         return privacy.mask(services.files.read(f"{folder}/{name}").text) or ""
+
+
+def _outgoing(
+    privacy: Any, item: dict[str, Any], hit: SearchHit, shown: SearchHit, reveal: bool
+) -> dict[str, Any]:
+    out: dict[str, Any] = privacy.outgoing(item, text=hit.content, reveal=reveal)
+    if shown.content != hit.content:
+        out["masked"] = True
+    return out
 
 
 def _fetch_one(
