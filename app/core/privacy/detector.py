@@ -1,9 +1,9 @@
 """Find secrets and personal data in text and mask them with readable placeholders.
 
 Classes (configurable, `[privacy] redact`): `secrets` (API keys, tokens, passwords, PINs and
-codes, private keys; see `secret_patterns.py` and `phrase_patterns.py`), `cards` (13–19 digits
-passing Luhn with a card-network prefix), `ibans` (ISO 13616 checksum), `emails`, `phones`
-(libphonenumber's validity rules).
+codes, private keys; see `secret_patterns.py`, `vendor_patterns.py`, `phrase_patterns.py` and
+`code_patterns.py`), `cards` (13–19 digits passing Luhn with a card-network prefix), `ibans`
+(ISO 13616 checksum), `emails`, `phones` (libphonenumber's validity rules).
 Luhn and IBAN checks come from `python-stdnum`, phone numbers from `phonenumberslite`;
 both are imported on first use so `import app.core` stays cheap.
 """
@@ -16,10 +16,11 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.core.privacy.code_patterns import CODE_PATTERNS
 from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
 
-SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS
+SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
 
 ALL_CLASSES = ("secrets", "cards", "ibans", "emails", "phones")
 PLACEHOLDERS = {"cards": "[CARD]", "ibans": "[IBAN]", "emails": "[EMAIL]", "phones": "[PHONE]"}
