@@ -185,6 +185,38 @@ def check_cli(app: Bundle, work: Path) -> None:
     )
 
 
+# The redactor in the bundle: phone metadata (phonenumbers), IBAN registry (stdnum's iban.dat) and
+# the per-country IBAN checks (stdnum.<cc>.iban, imported by name) must all have shipped.
+PRIVACY_LINES = [
+    ("p1", "the wifi password is Tr0ub4dor&3", "password"),
+    ("p2", "call me on +1 415 555 0132", "phone"),
+    ("p3", "rent to DE89 3704 0044 0532 0130 00", "iban"),
+    ("p4", "and to BE68 5390 0754 7034 (wrong Belgian check digits)", None),
+]
+
+
+def check_privacy(app: Bundle, work: Path) -> None:
+    source = work / "secrets.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps(
+                {"platform": "slack", "message_id": mid, "channel": "priv", "person": "kim",
+                 "timestamp": "2026-01-03T09:00:00Z", "content": text}
+            ) + "\n"
+            for mid, text, _ in PRIVACY_LINES
+        )
+    )  # fmt: skip
+    data = {"STRATA_DATA_DIR": str(work / "privacy-data")}
+    result, _ = app.run("import", "jsonl", str(source), "--json", env=data)
+    check("privacy: import messages with secrets", result.returncode == 0, result.stderr[-200:])
+    result, took = app.run("privacy", "scan", "--pii", "--json", env=data)
+    items = json.loads(result.stdout).get("items", []) if result.returncode == 0 else []
+    kinds = sorted({k for item in items for k in item.get("findings", [])})
+    want = sorted(k for _, _, k in PRIVACY_LINES if k)
+    check("privacy scan finds password, phone and IBAN", set(want) <= set(kinds), f"{kinds}, {took:.1f}s")
+    check("privacy scan applies national IBAN checks", len(items) == 3, f"{len(items)} records")
+
+
 def make_documents(folder: Path) -> list[Path]:
     """One file per parser the knowledge base has (PDF only when reportlab, a dev tool, is there)."""
     import docx
@@ -328,6 +360,7 @@ def main() -> int:
     check_files(args.bundle / "_internal")
     check_cli(app, work)
     check_kb_and_insights(app, work)
+    check_privacy(app, work)
     check_serve(app)
     check_mcp(app)
     check_gui(app, args.gui_seconds)

@@ -13,6 +13,7 @@ from app.core.domain import SearchHit
 from app.core.errors import InvalidInput
 from app.core.privacy.detector import Detector, apply
 from app.core.privacy.injection import FLAG, injection_signals
+from app.core.privacy.windows import masked_excerpt, masked_page
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
@@ -105,6 +106,20 @@ class PrivacyService:
 
     def mask(self, text: str | None) -> str | None:
         return self.detector.mask(text) if text else text
+
+    def page(self, text: str, offset: int, size: int, *, reveal: bool = False) -> tuple[str, int]:
+        """text[offset:end] for a paged result and its end, masked as it reads in the whole text
+        (a secret cut by the page edge is not returned in halves; the end never cuts one)."""
+        if reveal and self.check_reveal(reveal):
+            end = min(len(text), offset + size)
+            return text[offset:end], end
+        return masked_page(self.detector, text, offset, size)
+
+    def mask_excerpt(self, excerpt: str | None, container: str | None, *, reveal: bool = False) -> str | None:
+        """A knowledge-base chunk masked as it reads in its document (chunks cut secrets too)."""
+        if not excerpt or (reveal and self.check_reveal(reveal)):
+            return excerpt
+        return masked_excerpt(self.detector, excerpt, container)
 
     def mask_payload(self, value: Any, *, reveal: bool = False) -> Any:
         """A copy of a JSON-like result with the text fields masked (unless revealing is allowed)."""

@@ -29,6 +29,9 @@ from tests.core.privacy.corpus import (  # noqa: E402
     ROUND3_SECRETS,
     SECRETS,
 )
+from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -134,6 +137,12 @@ def main() -> None:
     corpus_scores(detector, "development corpus (rounds 1-3, tuned on)", dev_secrets, dev_look_alikes)
     label = "held-out corpus (round 4; measured blind: secrets 11/14, then two gaps fixed)"
     corpus_scores(detector, label, HELDOUT_SECRETS, HELDOUT_LOOK_ALIKES)
+    label = "round 5 (measured blind: secrets 61/184, PII 13/16, look-alikes 9/170 changed; then fixed)"
+    corpus_scores(detector, label, ROUND5_SECRETS, ROUND5_LOOK_ALIKES)
+    label = "round 6 (measured blind after the round-5 fixes: secrets 104/168, PII 14/14, look-alikes 7/180)"
+    corpus_scores(detector, label, ROUND6_SECRETS, ROUND6_LOOK_ALIKES)
+    label = "round 7 (measured blind after the round-6 fixes: secrets 125/144, PII 10/10, look-alikes 1/156)"
+    corpus_scores(detector, label, ROUND7_SECRETS, ROUND7_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)

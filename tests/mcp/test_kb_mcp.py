@@ -40,7 +40,9 @@ async def test_tools_have_the_specification_names_and_arguments(client):
     tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(TOOLS) <= set(tools)
     search = tools["searchKnowledgeBase"].input_schema
-    assert search["required"] == ["query"] and set(search["properties"]) == {"query", "limit", "documentIds"}
+    # The specification's arguments, plus our optional `reveal` (issue 14; off unless allowed).
+    assert search["required"] == ["query"]
+    assert set(search["properties"]) == {"query", "limit", "documentIds", "reveal"}
     full = tools["getFullDocumentContent"].input_schema
     assert full["required"] == ["documentId"] and "documentId" in full["properties"]
     listing = tools["listKnowledgeBaseDocuments"].input_schema

@@ -59,7 +59,9 @@ def list_insights(
     q: str | None = Query(None, max_length=2000, description="search insights by words and meaning instead"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=100_000),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
 ) -> dict[str, Any]:
+    get_services(request).privacy.check_reveal(reveal)  # refused before any work when not allowed
     service = get_services(request).insights
     # The filters are checked even when `q` searches instead, so a bad value is never ignored.
     service.check_filters(
@@ -73,7 +75,7 @@ def list_insights(
             limit=limit, offset=offset, lifecycle_state=lifecycle,
         )  # fmt: skip
     page = {"items": [r.to_dict(full=False) for r in items], "count": len(items), "offset": offset}
-    return get_services(request).privacy.mask_payload(page)  # text from chats: secrets masked
+    return get_services(request).privacy.mask_payload(page, reveal=reveal)  # chat text: secrets masked
 
 
 @router.get("/insights/brief", summary="Open loops: my tasks, what I wait on, questions to me")
@@ -81,9 +83,11 @@ def insights_brief(
     request: Request,
     me: list[str] | None = Query(None, description="names you go by (default: insights.identities)"),
     limit: int = Query(20, ge=1, le=200),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
 ) -> dict[str, Any]:
     services = get_services(request)
-    return services.privacy.mask_payload(services.insights.brief(limit, me or None).to_dict())
+    services.privacy.check_reveal(reveal)
+    return services.privacy.mask_payload(services.insights.brief(limit, me or None).to_dict(), reveal=reveal)
 
 
 @router.get("/insights/me", summary="The names you go by in your chats (drives the open loops)")
@@ -99,9 +103,14 @@ def set_insights_me(request: Request, body: MeIn) -> dict[str, Any]:
 @router.get(
     "/insights/{insight_id}", summary="One insight with details, timeline and evidence (counts a view)"
 )
-def get_insight(request: Request, insight_id: InsightId) -> dict[str, Any]:
+def get_insight(
+    request: Request,
+    insight_id: InsightId,
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+) -> dict[str, Any]:
     services = get_services(request)
-    return services.privacy.mask_payload(services.insights.get(insight_id).to_dict())
+    services.privacy.check_reveal(reveal)  # before `get`, which counts a view
+    return services.privacy.mask_payload(services.insights.get(insight_id).to_dict(), reveal=reveal)
 
 
 @router.post("/insights/{insight_id}/favorite", summary="Favorite or unfavorite an insight")

@@ -11,6 +11,7 @@ from app.api.deps import get_services
 from app.api.schemas import INTEGRAL
 from app.bootstrap import Services
 from app.core.errors import PayloadTooLarge
+from app.services.privacy_results import chunk_contents
 
 router = APIRouter(tags=["knowledge base"])
 ACTOR = "api"
@@ -57,6 +58,9 @@ class KbSearchIn(BaseModel):
         None, description="hits to return (default 5)"
     )
     documentIds: list[str] | None = Field(None, max_length=1000, description="only search these documents")
+    reveal: bool = Field(
+        False, description="return detected secrets verbatim (refused unless [privacy] allow_reveal = true)"
+    )
 
 
 class ChunkHitOut(BaseModel):
@@ -121,9 +125,15 @@ def list_documents(
 @router.get(
     "/kb/documents/{document_id}", response_model=DocumentContentOut, summary="A document with its full text"
 )
-def get_document(document_id: DocumentId, services: Services = Depends(get_services)) -> DocumentContentOut:
+def get_document(
+    document_id: DocumentId,
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    services: Services = Depends(get_services),
+) -> DocumentContentOut:
     # Detected secrets are masked on the way out; the stored text stays verbatim.
-    return DocumentContentOut(**services.privacy.mask_payload(services.knowledge.get(document_id).to_dict()))
+    reveal = services.privacy.check_reveal(reveal)
+    document = services.knowledge.get(document_id).to_dict()
+    return DocumentContentOut(**services.privacy.mask_payload(document, reveal=reveal))
 
 
 @router.delete(
@@ -142,6 +152,12 @@ def delete_document(
 def search_documents(body: KbSearchIn, services: Services = Depends(get_services)) -> KbSearchOut:
     """Hybrid (vector ≥ the similarity gate, the spec's 0.7 mapped to the active model, + keyword)
     search; default limit 5. `similarity` is the raw cosine whenever the chunk has a vector."""
+    reveal = services.privacy.check_reveal(body.reveal)
     hits = services.knowledge.search(body.query, body.limit, body.documentIds)
-    masked = services.privacy.mask_payload([h.to_dict() for h in hits])
+    # Each chunk is masked as it reads in its document: a secret cut by a chunk edge goes too.
+    contents = chunk_contents(
+        services.privacy, services.knowledge, [(h.document_id, h.content) for h in hits], reveal=reveal
+    )
+    items = [{**h.to_dict(), "content": c} for h, c in zip(hits, contents, strict=True)]
+    masked = services.privacy.mask_payload(items, reveal=reveal)
     return KbSearchOut(query=body.query, hits=[ChunkHitOut(**h) for h in masked])

@@ -1,8 +1,9 @@
 """Find secrets and personal data in text and mask them with readable placeholders.
 
-Classes (configurable, `[privacy] redact`): `secrets` (API keys, tokens, passwords, private keys;
-see `secret_patterns.py`), `cards` (13–19 digits passing Luhn with a card-network prefix),
-`ibans` (ISO 13616 checksum), `emails`, `phones` (libphonenumber's validity rules).
+Classes (configurable, `[privacy] redact`): `secrets` (API keys, tokens, passwords, PINs and
+codes, private keys; see `secret_patterns.py`, `vendor_patterns.py`, `phrase_patterns.py` and
+`code_patterns.py`), `cards` (13–19 digits passing Luhn with a card-network prefix), `ibans`
+(ISO 13616 checksum), `emails`, `phones` (libphonenumber's validity rules).
 Luhn and IBAN checks come from `python-stdnum`, phone numbers from `phonenumberslite`;
 both are imported on first use so `import app.core` stays cheap.
 """
@@ -15,7 +16,11 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.core.privacy.secret_patterns import SECRET_PATTERNS
+from app.core.privacy.code_patterns import CODE_PATTERNS
+from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
+from app.core.privacy.secret_patterns import FORMAT_PATTERNS
+
+SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
 
 ALL_CLASSES = ("secrets", "cards", "ibans", "emails", "phones")
 PLACEHOLDERS = {"cards": "[CARD]", "ibans": "[IBAN]", "emails": "[EMAIL]", "phones": "[PHONE]"}
@@ -33,6 +38,14 @@ _CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b"
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
+# Public material that looks random next to the word "key": certificates, public-key blocks and
+# SSH public keys. Secret findings inside them are dropped (a private key has its own pattern).
+_PUBLIC = re.compile(
+    r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)-----"
+    r".*?(?:-----END [A-Z ]+-----|\Z)"
+    r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+",
+    re.S,
+)
 CACHE_SIZE = 4096
 
 
@@ -135,7 +148,11 @@ def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def _secrets(text: str) -> list[Finding]:
     out: list[Finding] = []
+    lowered = text.lower()
+    public = [m.span() for m in _PUBLIC.finditer(text)] if ("-----BEGIN" in text or "AAAA" in text) else []
     for pattern in SECRET_PATTERNS:
+        if pattern.hints and not any(h in lowered for h in pattern.hints):
+            continue
         for m in pattern.regex.finditer(text):
             start, end = m.span(pattern.group)
             value = text[start:end]
@@ -143,6 +160,8 @@ def _secrets(text: str) -> list[Finding]:
                 continue
             # A bare value keeps its closing punctuation ("hunter2." ends a sentence).
             stripped = value.rstrip(".,;:!?)]}>") if value[:1] not in "\"'`" else value
+            if any(s <= start and start + len(stripped) <= e for s, e in public):
+                continue
             out.append(Finding(start, start + len(stripped), pattern.kind, "secrets"))
     return out
 

@@ -23,6 +23,7 @@ from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
 from app.mcp.tools.memory import REVEAL, SNIPPET_CHARS, full_record, neighbour_line
 from app.services.brief_service import DEFAULT_MAX_TOKENS as BRIEF_TOKENS
+from app.services.privacy_results import chunk_contents, masked_search_hits
 
 SEARCH_LIMIT = 200
 SUMMARY_CHARS = 1500
@@ -97,7 +98,12 @@ def register(server: MCPServer, services: Services) -> None:
             options["loose"] = True
         hits = memory.search(query, filters, min(end + 1, SEARCH_LIMIT), **options)
         # Results go into a cloud model's context: secrets masked, injection-like text marked.
-        window = [privacy.outgoing(compact(h), text=h.content, reveal=reveal) for h in hits[offset:end]]
+        # Masked before the snippet is clipped (a clip could cut a secret in two); chunks as they
+        # read in their document.
+        shown = masked_search_hits(privacy, services.knowledge, hits[offset:end], reveal=reveal)
+        window = [
+            _outgoing(privacy, compact(m), h, m, reveal) for h, m in zip(hits[offset:end], shown, strict=True)
+        ]
         page = paginate(window, offset=offset, max_tokens=max_tokens, has_more=len(hits) > end)
         extra: dict[str, Any] = {"query": query}
         if not hits:
@@ -122,7 +128,7 @@ def register(server: MCPServer, services: Services) -> None:
         malformed: list[InvalidInput] = []
         for raw in ids:
             try:
-                record = _fetch_one(services, raw.strip(), detail, offset, max_tokens)
+                record = _fetch_one(services, raw.strip(), detail, offset, max_tokens, reveal)
                 text = record.get("content") if isinstance(record.get("content"), str) else None
                 records.append(privacy.outgoing(record, text=text, reveal=reveal))
             except NotFound:
@@ -181,7 +187,18 @@ def register(server: MCPServer, services: Services) -> None:
         return privacy.mask(services.files.read(f"{folder}/{name}").text) or ""
 
 
-def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_tokens: int) -> dict[str, Any]:
+def _outgoing(
+    privacy: Any, item: dict[str, Any], hit: SearchHit, shown: SearchHit, reveal: bool
+) -> dict[str, Any]:
+    out: dict[str, Any] = privacy.outgoing(item, text=hit.content, reveal=reveal)
+    if shown.content != hit.content:
+        out["masked"] = True
+    return out
+
+
+def _fetch_one(
+    services: Services, raw: str, detail: str, offset: int, max_tokens: int, reveal: bool
+) -> dict[str, Any]:
     kind, _, key = raw.partition(":") if ":" in raw else ("message", "", raw)
     budget_chars = max_tokens * 4
     if kind == "message":
@@ -201,15 +218,22 @@ def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_token
         return {"id": raw, "kind": "summary", **data}
     if kind == "chunk":
         chunk = services.knowledge.chunk(key)
-        item = {"id": raw, "kind": "chunk", **chunk}
+        (content,) = chunk_contents(
+            services.privacy,
+            services.knowledge,
+            [(str(chunk["documentId"]), str(chunk["content"]))],
+            reveal=reveal,
+        )
+        item = {"id": raw, "kind": "chunk", **chunk, "content": content}
         if detail == "full":
-            item["document"] = _document(services, str(chunk["documentId"]), offset, budget_chars)
+            item["document"] = _document(services, str(chunk["documentId"]), offset, budget_chars, reveal)
         return item
     if kind == "document":
         chars = SUMMARY_CHARS if detail == "summary" else budget_chars
-        return _document(services, key, offset, chars)
+        return _document(services, key, offset, chars, reveal)
     if kind == "file":  # a memory file (issue 17): `file:people/anna.md`
-        return _memory_file(services, key, offset, SUMMARY_CHARS if detail == "summary" else budget_chars)
+        chars = SUMMARY_CHARS if detail == "summary" else budget_chars
+        return _memory_file(services, key, offset, chars, reveal)
     if kind == "insight":
         ranked = services.insights.get(key)
         return {"id": raw, "kind": "insight", **ranked.to_dict(full=detail == "full")}
@@ -218,9 +242,10 @@ def _fetch_one(services: Services, raw: str, detail: str, offset: int, max_token
     )
 
 
-def _memory_file(services: Services, path: str, offset: int, chars: int) -> dict[str, Any]:
+def _memory_file(services: Services, path: str, offset: int, chars: int, reveal: bool) -> dict[str, Any]:
     found = services.files.read(path)
-    end = min(len(found.text), offset + chars)
+    # Paged text is masked as it reads in the whole text: no secret is cut in halves.
+    content, end = services.privacy.page(found.text, offset, chars, reveal=reveal)
     item: dict[str, Any] = {
         "id": f"file:{found.path}",
         "kind": "memory_file",
@@ -228,24 +253,24 @@ def _memory_file(services: Services, path: str, offset: int, chars: int) -> dict
         "title": found.title,
         "totalChars": len(found.text),
         "offset": offset,
-        "content": found.text[offset:end],
+        "content": content,
     }
     if end < len(found.text):
         item["next_offset"] = end
     return item
 
 
-def _document(services: Services, document_id: str, offset: int, chars: int) -> dict[str, Any]:
+def _document(services: Services, document_id: str, offset: int, chars: int, reveal: bool) -> dict[str, Any]:
     document = services.knowledge.get(document_id)
     text = document.content
-    end = min(len(text), offset + chars)
+    content, end = services.privacy.page(text, offset, chars, reveal=reveal)
     item: dict[str, Any] = {
         "id": f"document:{document_id}",
         "kind": "document",
         "fileName": document.info.file_name,
         "totalChars": len(text),
         "offset": offset,
-        "content": text[offset:end],
+        "content": content,
     }
     if end < len(text):
         item["next_offset"] = end

@@ -15,6 +15,7 @@ from pydantic import Field
 from app.bootstrap import Services
 from app.core.clock import datetime_to_ms
 from app.core.errors import StrataError
+from app.mcp.tools.memory import REVEAL
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,7 +79,9 @@ def register(server: MCPServer, services: Services) -> None:
         sort: Annotated[str, Field(description="score, value, recent, due, importance or urgency")] = "score",
         limit: Annotated[int, Field(ge=1, le=50, description="items per page")] = 10,
         offset: Annotated[int, Field(ge=0, le=450, description="skip this many (paging)")] = 0,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
+        services.privacy.check_reveal(reveal)
         if query:
             found = insights.search(query, min(offset + limit + 1, 500))[offset:]
         else:
@@ -92,20 +95,24 @@ def register(server: MCPServer, services: Services) -> None:
         page: dict[str, Any] = {"items": items, "count": len(items)}
         if len(found) > limit:
             page["next_offset"] = offset + limit
-        return services.privacy.mask_payload(page)  # text from chats: secrets masked for the agent
+        return services.privacy.mask_payload(page, reveal=reveal)  # text from chats: secrets masked
 
     @_tool
     def get_insight(
         id: Annotated[str, Field(min_length=1, max_length=64, description="insight id")],
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
-        return services.privacy.mask_payload(insights.get(id).to_dict())
+        services.privacy.check_reveal(reveal)
+        return services.privacy.mask_payload(insights.get(id).to_dict(), reveal=reveal)
 
     @_tool
     def open_loops(
         me: Annotated[list[str] | None, Field(max_length=20, description="names the user goes by")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="items per section")] = 10,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
-        return services.privacy.mask_payload(insights.brief(limit, me or None).to_dict())
+        services.privacy.check_reveal(reveal)
+        return services.privacy.mask_payload(insights.brief(limit, me or None).to_dict(), reveal=reveal)
 
     @_tool
     def set_insight_state(

@@ -16,6 +16,8 @@ from pydantic import Field
 from app.bootstrap import Services
 from app.core.clock import iso
 from app.mcp.errors import strata_tool
+from app.mcp.tools.memory import REVEAL
+from app.services.privacy_results import chunk_hits
 
 FULL_TEXT_PAGE_CHARS = 40_000  # ~10k tokens per call
 
@@ -33,7 +35,8 @@ call getFullDocumentContent with a `documentId` to read the whole document."""
 FULL_DESCRIPTION = """The complete extracted text of one knowledge-base document, by the `documentId`
 from searchKnowledgeBase or listKnowledgeBaseDocuments, with its metadata (file name, type, title,
 author, pages…). Pages, slides and sheets are marked in the text as [Page n], [Slide n], [Sheet x].
-Long documents come in pages of 40,000 characters: if `next_offset` is set, call again with it."""
+Long documents come in pages of up to 40,000 characters: if `next_offset` is set, call again with it.
+Detected secrets are masked unless `reveal` is true and the user allowed it."""
 
 LIST_DESCRIPTION = """The most recently uploaded knowledge-base documents: `id`, `fileName`, type,
 size, number of chunks, upload time and extracted metadata (title, author, pages). Use it to find
@@ -58,20 +61,26 @@ def register(server: MCPServer, services: Services) -> None:
         documentIds: Annotated[  # the specification's argument name
             list[str] | None, Field(max_length=200, description="only search these document ids")
         ] = None,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
+        reveal = services.privacy.check_reveal(reveal)
         hits = knowledge.search(query, limit, documentIds or None)
-        # Chunks go into a cloud model's context: detected secrets are masked.
-        results = [services.privacy.outgoing(h.to_dict(), text=h.content) for h in hits]
-        return {"query": query, "results": results}
+        # Chunks go into a cloud model's context: detected secrets are masked, each chunk as it
+        # reads in its document (a secret cut by a chunk edge is masked in both chunks).
+        return {"query": query, "results": chunk_hits(services.privacy, knowledge, hits, reveal=reveal)}
 
     @strata_tool
     def getFullDocumentContent(
         documentId: Annotated[str, Field(min_length=1, max_length=64, description="the document's id")],
         offset: Annotated[int, Field(ge=0, description="character offset, from next_offset")] = 0,
+        reveal: Annotated[bool, REVEAL] = False,
     ) -> dict[str, Any]:
+        reveal = services.privacy.check_reveal(reveal)
         document = knowledge.get(documentId)
         text = document.content
-        end = min(len(text), offset + FULL_TEXT_PAGE_CHARS)
+        # Masked as the page reads in the whole document; the page end never cuts a secret, so a
+        # page may be a few characters shorter than 40,000 (follow next_offset).
+        content, end = services.privacy.page(text, offset, FULL_TEXT_PAGE_CHARS, reveal=reveal)
         info = document.info
         return {
             "documentId": info.id,
@@ -81,7 +90,7 @@ def register(server: MCPServer, services: Services) -> None:
             "metadata": info.metadata,
             "totalChars": len(text),
             "offset": offset,
-            "content": services.privacy.mask(text[offset:end]),
+            "content": content,
             "next_offset": end if end < len(text) else None,
             **_untrusted(info.metadata),
         }

@@ -21,6 +21,7 @@ from app.core.search.filters import filters_from
 from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
 from app.services.memory_files.plan import NOTES_PAGE
+from app.services.privacy_results import masked_search_hits
 from app.services.privacy_service import PrivacyService
 
 log = logging.getLogger(__name__)
@@ -168,7 +169,14 @@ def register(server: MCPServer, services: Services) -> None:
         )
         hits = outcome.hits
         # Results go into a cloud model's context: secrets masked, injection-like text marked.
-        window = [privacy.outgoing(compact_hit(h), text=h.content, reveal=reveal) for h in hits[offset:end]]
+        # Masked before the snippet is clipped (a clip could cut a secret in two).
+        shown = masked_search_hits(privacy, services.knowledge, hits[offset:end], reveal=reveal)
+        window = []
+        for hit, masked in zip(hits[offset:end], shown, strict=True):
+            item = privacy.outgoing(compact_hit(masked), text=hit.content, reveal=reveal)
+            if masked.content != hit.content:
+                item["masked"] = True
+            window.append(item)
         page = paginate(window, offset=offset, max_tokens=max_tokens, has_more=len(hits) > end)
         return page.envelope("hits", query=query, **outcome.to_dict())
 

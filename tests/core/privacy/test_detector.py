@@ -6,9 +6,21 @@ import pytest
 
 from app.core.privacy.detector import ALL_CLASSES, Detector
 from tests.core.privacy import corpus
+from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS
+from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS
+from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS
 
 SECRETS = corpus.SECRETS + corpus.ROUND2_SECRETS + corpus.ROUND3_SECRETS
 LOOK_ALIKES = corpus.LOOK_ALIKES + corpus.ROUND2_LOOK_ALIKES + corpus.ROUND3_LOOK_ALIKES
+PII = {"email", "phone", "card", "iban"}
+# Rounds 5 to 7 were measured blind (docs/benchmarks.md) and tuned on after: they hold the goals
+# as a whole (recall >= 0.95 on secrets, <= 2 % of look-alikes changed), not example by example,
+# so the few known misses stay visible in the benchmark instead of being forced.
+TUNED_ROUNDS = {
+    "round5": (ROUND5_SECRETS, ROUND5_LOOK_ALIKES),
+    "round6": (ROUND6_SECRETS, ROUND6_LOOK_ALIKES),
+    "round7": (ROUND7_SECRETS, ROUND7_LOOK_ALIKES),
+}
 
 DETECTOR = Detector()
 
@@ -72,3 +84,27 @@ def test_masking_is_idempotent(text: str, values: tuple[str, ...], kind: str) ->
     # Results nest masked text (a record and its neighbours), so masking twice must change nothing.
     once = DETECTOR.mask(text)
     assert DETECTOR.mask(once) == once
+
+
+@pytest.mark.parametrize("name", sorted(TUNED_ROUNDS))
+def test_later_rounds_meet_the_recall_and_false_positive_goals(name: str) -> None:
+    secrets, look_alikes = TUNED_ROUNDS[name]
+    kept = [(t, vs) for t, vs, kind in secrets if kind not in PII]
+    missed = [t for t, vs in kept if any(v in DETECTOR.mask(t) for v in vs)]
+    assert 1 - len(missed) / len(kept) >= 0.95, missed
+    changed = [t for t in look_alikes if DETECTOR.mask(t) != t]
+    assert len(changed) / len(look_alikes) <= 0.02, changed
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("my pin for the door is 482913", "my pin for the door is [SECRET:pin]"),
+        ("der Code für die Haustür ist 2905", "der Code für die Haustür ist [SECRET:pin]"),
+        ("Kahoot game PIN 4829103, join now!", "Kahoot game PIN 4829103, join now!"),
+        ("use promo code WELCOME10 for 10% off", "use promo code WELCOME10 for 10% off"),
+        ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl a@b", None),
+    ],
+)
+def test_phrasings_and_their_look_alikes(text: str, masked: str | None) -> None:
+    assert DETECTOR.mask(text) == (masked if masked is not None else text)

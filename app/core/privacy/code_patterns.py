@@ -1,0 +1,198 @@
+"""PINs, door and one-time codes, recovery codes, seed phrases and bank/identity numbers in words.
+
+"my pin for the door is 4821", "Your verification code is 583920", "backup codes: 8472-9916 …",
+"account number 12345678", "SSN 078-05-1120": a label qualified by what the code opens or proves,
+a connector and a value that passes `code_value` (3–12 digits or a short letter-digit code, not a
+price, a time or a date). Bare "code" never counts: promo, zip, error, meeting and game codes are
+shared openly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.core.privacy.pattern import SecretPattern, with_hints
+from app.core.privacy.values import code_value
+
+# PINs and codes: a code word qualified by what it opens or proves (door code, verification
+# code, Bestätigungscode, código de verificación, код подтверждения…). "game PIN" is shared.
+_CODE_QUALIFIER = (
+    r"door|gate|alarm|entry|entrance|access|keypad|lockbox|keybox|key\s*box|padlock|lock|safe|building"
+    r"|garage|house|front[- ]door|verification|verify|security|one[- ]time|2fa|two[- ]factor|mfa|otp"
+    r"|sms|log-?in|sign[- ]?in|auth(?:entication)?|unlock|guard|backup|recovery|tür|haustür|eingangs"
+    r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
+    r"|portão|porta|acceso|anmelde|freischalt|entsperr|tor|cancello|portone|portal|garage\s+door\s+opener"
+    r"|storage|bike\s+lock|key\s+safe|lock\s*screen|screen\s+time|voicemail|debit\s+card|credit\s+card"
+    r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?"
+)
+_CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
+_CODE_LABEL = (
+    rf"(?i)(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
+    rf"(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
+    rf"|one[- ]time\s+pass(?:word|code)?)"
+    rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
+    rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
+    # "door opener code", "the lockbox has code", "Key safe by the door, code": a qualifier a few
+    # words before the code word.
+    rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{1,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
+    rf"|{_CODE_WORD}\s+(?:to|for)\s+(?:get(?:ting)?\s+in|open(?:ing)?|enter(?:ing)?|unlock(?:ing)?)(?:\s+\w+)?"
+    rf"|(?:{_CODE_WORD}|pin|clé|clef)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
+    rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
+    rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
+    rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
+    rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+)"
+    rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
+    rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
+    rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker)"
+    rf"|(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|uw|je)\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
+    rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp))"
+    rf"(?![\w\-])"
+)
+# Grouped digits first ("739 204", "17-32-08"), so the whole code goes, not its first group.
+_CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+_CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
+_CODE_CONNECT = (
+    r"(?:\s*(?:[:=：→?]|->|\s-\s)\s*|['’]s\s+"
+    r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
+)
+# Recovery and backup codes: every code-like token in the run after the label.
+_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
+# Doors, gates and safes named without the word "code": "the office door is 4417 now".
+_DOOR = (
+    r"(?i)(?<![\w\-])(?:door|gate|garage|lock\s*box|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
+    r"|building\s+access|door\s+access|tür|haustür|porte|portail|puerta)(?![\w\-])"
+)
+
+_PATTERNS: tuple[SecretPattern, ...] = (
+    # PINs and qualified codes.
+    SecretPattern("pin", re.compile(rf"{_CODE_LABEL}{_CODE_GAP}{_CODE_CONNECT}{_CODE_VALUE}"), 1, code_value),
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|['’]s|\s(?:is|es|est|ist))\s*"
+            r"([*#]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4})(?![\w\-:/]|[.,]\d)"
+        ),
+        1,
+        code_value,
+    ),
+    # "use code 918273 to sign in", "enter 4821 to unlock".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:use|enter|type|with)\s+(?:the\s+)?(?:code|pin|otp)?\s*{_CODE_VALUE}\s+(?:to|for)\s+"
+            r"(?:sign|log|verify|confirm|access|unlock|reset|complete|authori[sz]e|login|open)"
+        ),
+        1,
+        code_value,
+    ),
+    # "disarm with 1129", "unlock it with 4821", "punch in 5521".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:disarms?|arms?|unlocks?|opens?)\s+(?:it\s+|them\s+)?with\s+(?:the\s+)?(?:code\s+|pin\s+)?{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "Tu código de Facebook es 66271", "your code from Google: 551902".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b{_CODE_WORD}\s+(?:de|do|da|di|from|von|für|for)\s+[A-Z][\w\-]+\s*(?:es|is|ist|est|é|è|:)\s*"
+            rf"{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "authenticator shows 018 442".
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"(?i)\b(?:authenticator|authy|2fa\s+app|token\s+generator)\b[^\n\d]{{0,25}}?\s{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # Recovery and backup codes, recovery keys (BitLocker, Apple): the whole run of codes.
+    SecretPattern(
+        "recovery-code",
+        re.compile(
+            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,4}}?"
+            rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*|[-*•]\s+)?"
+            rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
+        ),
+        1,
+    ),
+    # Seed phrases: 12 to 24 lower-case words after the label.
+    SecretPattern(
+        "seed-phrase",
+        re.compile(
+            r"(?i)\b(?:(?:seed|recovery|mnemonic|secret|backup)\s+(?:phrase|words)|(?:12|24)\s+words)\b\s*"
+            r"(?:[:=]|\s(?:is|are))?\s*"
+            r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
+        ),
+        1,
+    ),
+    # Bank account numbers, CVV and social security numbers, by their label.
+    SecretPattern(
+        "bank-account",
+        re.compile(
+            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening)"
+            r"(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
+            r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
+        ),
+        1,
+    ),
+    SecretPattern(
+        "card-cvv",
+        re.compile(
+            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|(?:card\s+)?security\s+code(?:\s+on\s+the\s+back)?)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
+        ),
+        1,
+    ),
+    SecretPattern(
+        "ssn",
+        re.compile(
+            r"(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
+            r"(\d{3}[\- ]?\d{2}[\- ]?\d{4})(?!\d)"
+        ),
+        1,
+    ),
+    # Passport and ID card numbers by their label.
+    SecretPattern(
+        "id-number",
+        re.compile(
+            r"(?i)\b(?:passport|id\s+card|identity\s+card|driver'?s\s+licen[cs]e|personalausweis|pasaporte|passeport)"
+            r"(?:\s*(?:number|no\.?|nr\.?|#|nummer|numéro|número))?\s*(?:is|:)?\s*"
+            r"((?=[A-Z]*\d)[A-Z0-9]{6,12})(?![\w\-])"
+        ),
+        1,
+    ),
+)
+
+# Lower-case words one of which must be in the text for each pattern above, in order.
+_CODE_HINTS = (
+    "pin", "puk", "tan", "otp", "pass", "cod", "kod", "kód", "códi", "код", "combo", "combination",
+    "keypad", "clé", "clef", "geheimzahl",
+)  # fmt: skip
+_DOOR_HINTS = (
+    "door", "gate", "garage", "lock", "box", "safe", "alarm", "entrance", "access", "tür", "porte",
+    "portail", "puerta",
+)  # fmt: skip
+CODE_PATTERNS = with_hints(
+    _PATTERNS,
+    (
+        _CODE_HINTS,
+        _DOOR_HINTS,
+        ("use", "enter", "type", "with"),
+        ("with",),
+        ("cod", "cód", "kod", "kód", "код"),
+        ("authenticator", "authy", "2fa app", "token generator"),
+        ("backup", "recovery", "rescue", "emergency", "scratch"),
+        ("phrase", "words"),
+        ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
+        ("cvv", "cvc", "csc", "cid", "security code"),
+        ("ssn", "social"),
+        ("passport", "id card", "identity card", "licen", "ausweis", "pasaporte", "passeport"),
+    ),
+)
