@@ -151,6 +151,12 @@ class ApiSettings(BaseModel):
     # Which MCP tools `/mcp` and `strata mcp` list: "essential" (a small set for agents' context
     # windows) or "full" (every tool). Unlisted tools stay callable by name in either profile.
     mcp_profile: Literal["essential", "full"] = "essential"
+    # Admission control (app/api/admission.py): requests that run at once, requests that may wait
+    # for a slot, and how long one waits before a 503 with Retry-After. On 2 cores more running
+    # requests only share the CPU; beyond the queue the server answers "busy" at once.
+    max_concurrent_requests: int = Field(default=8, ge=1, le=256)
+    max_queued_requests: int = Field(default=64, ge=0, le=10_000)
+    max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
 
 
 class Settings(BaseSettings):
