@@ -57,7 +57,9 @@ def test_the_count_in_the_message_is_exact():
 def test_character_limit_for_parsed_formats(make_services):
     services = make_services(max_extracted_chars=2_000)
     data = kbfiles.docx_bytes([("h1", "Handbook")] + [("p", kbfiles.LOREM)] * 40)
-    with pytest.raises(PayloadTooLarge, match=r"a.docx: this document has [\d,]+ characters; the limit is 2,000"):
+    with pytest.raises(
+        PayloadTooLarge, match=r"a.docx: this document has [\d,]+ characters; the limit is 2,000"
+    ):
         services.knowledge.add_bytes(data, "a.docx")
     assert footprint(services).empty
 
@@ -77,7 +79,9 @@ def test_an_oversized_xml_part_is_refused_before_parsing():
     body = b"<w:p><w:r><w:t>" + b"row " * 500_000 + b"</w:t></w:r></w:p>"
     package = kbfiles.with_extra_members(kbfiles.docx_bytes([("p", "x")]), {"word/big.xml": body})
     limits = Limits(max_xml_part_bytes=1 * MB, max_zip_ratio=1e9)
-    with pytest.raises(PayloadTooLarge, match=r"part 'word/big.xml' inflates to 1.9 MB of XML, over the 1.0 MB"):
+    with pytest.raises(
+        PayloadTooLarge, match=r"part 'word/big.xml' inflates to 1.9 MB of XML, over the 1.0 MB"
+    ):
         check_zip(package, "big.docx", limits)
     check_zip(package, "big.docx", Limits(max_zip_ratio=1e9))  # 2 MB of XML is fine by default
 
