@@ -11,6 +11,7 @@ letting clients wait without bound.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import threading
 import time
@@ -121,10 +122,8 @@ class AdmissionGate:
         return True
 
     def _remove(self, waiter: asyncio.Future[None]) -> None:
-        try:
+        with contextlib.suppress(ValueError):  # already handed a slot and popped
             self._waiters.remove(waiter)
-        except ValueError:
-            pass
 
     def _leave(self, elapsed: float | None) -> None:
         """Hand the slot to the oldest live waiter, or free it."""

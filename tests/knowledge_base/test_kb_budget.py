@@ -50,7 +50,7 @@ def test_the_count_in_the_message_is_exact():
     text = "aé€😀\n" * 300_000  # 1-4 bytes per character, slices cut characters in half
     assert count_chars(text.encode("utf-8")) == len(text)
     assert count_chars(text.encode("utf-16")) == len(text)
-    assert count_chars(b"\xef\xbb\xbf" + "abc".encode()) == 3
+    assert count_chars(b"\xef\xbb\xbf" + b"abc") == 3
     assert count_chars(b"caf\xe9 ok") == 7  # Windows-1252: one byte, one character
 
 
@@ -102,6 +102,6 @@ def test_progress_counts_embedding_batches_and_cancel_stores_nothing(make_servic
         if stage == "embed" and done > 0:
             cancel.set()
 
-    with pytest.raises(Cancelled, match="b.txt: adding was cancelled; nothing was stored"):
+    with pytest.raises(Cancelled, match=r"b\.txt: adding was cancelled; nothing was stored"):
         services.knowledge.add_bytes(text + b" more", "b.txt", progress=stop_after_first_batch, cancel=cancel)
     assert footprint(services) == before
