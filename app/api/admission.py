@@ -32,7 +32,7 @@ GATED_PREFIX = "/api/"
 class GateLimits:
     """`api.max_concurrent_requests`, `api.max_queued_requests`, `api.max_queue_wait_seconds`."""
 
-    max_concurrent: int = 8
+    max_concurrent: int = 4
     max_queued: int = 64
     max_wait_seconds: float = 5.0
 

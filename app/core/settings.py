@@ -159,7 +159,7 @@ class ApiSettings(BaseModel):
     # Admission control (app/api/admission.py): requests that run at once, requests that may wait
     # for a slot, and how long one waits before a 503 with Retry-After. On 2 cores more running
     # requests only share the CPU; beyond the queue the server answers "busy" at once.
-    max_concurrent_requests: int = Field(default=8, ge=1, le=256)
+    max_concurrent_requests: int = Field(default=4, ge=1, le=256)
     max_queued_requests: int = Field(default=64, ge=0, le=10_000)
     max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
 
