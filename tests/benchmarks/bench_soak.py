@@ -72,8 +72,11 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
     async def searcher(client: httpx.AsyncClient) -> None:
         while time.monotonic() < stop_at:
             query = f"{rng.choice(queries)} {rng.randint(0, 10**6)}"
-            response = await client.get("/api/search", params={"q": query, "limit": 10})
-            counts["searches" if response.status_code == 200 else "search_503"] += 1
+            try:
+                response = await client.get("/api/search", params={"q": query, "limit": 10})
+                counts["searches" if response.status_code == 200 else "search_503"] += 1
+            except httpx.HTTPError:  # e.g. a kept-alive connection the server just closed
+                counts["errors"] += 1
             await asyncio.sleep(args.clients / args.search_rate)
 
     async def importer(client: httpx.AsyncClient) -> None:
@@ -93,16 +96,22 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
                 }
                 for m in fresh
             ]
-            response = await client.post("/api/messages", json={"messages": items}, timeout=600)
-            counts["imports" if response.status_code == 200 else "errors"] += 1
+            try:
+                response = await client.post("/api/messages", json={"messages": items}, timeout=600)
+                counts["imports" if response.status_code == 200 else "errors"] += 1
+            except httpx.HTTPError:
+                counts["errors"] += 1
             sampler.mark("import")
 
     async def forgetter(client: httpx.AsyncClient) -> None:
         while time.monotonic() + args.forget_every < stop_at:
             await asyncio.sleep(args.forget_every)
             sampler.mark("forget-start")
-            response = await client.post("/api/forgetting/run", json={}, timeout=1200)
-            counts["forgetting" if response.status_code == 200 else "errors"] += 1
+            try:
+                response = await client.post("/api/forgetting/run", json={}, timeout=1200)
+                counts["forgetting" if response.status_code == 200 else "errors"] += 1
+            except httpx.HTTPError:
+                counts["errors"] += 1
             sampler.mark("forget-end")
 
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=120) as client:
