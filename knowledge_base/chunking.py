@@ -58,7 +58,8 @@ class Chunker:
         pieces: list[str] = self._splitter.split_text(text)
         return pieces
 
-    def split(self, document: ParsedDocument) -> list[Chunk]:
+    def split(self, document: ParsedDocument, max_chunks: int | None = None) -> list[Chunk]:
+        """The chunks in document order; ChunkLimitExceeded as soon as there are more than `max_chunks`."""
         chunks: list[Chunk] = []
         for section in document.sections:
             location = section.location()
@@ -66,4 +67,14 @@ class Chunker:
                 piece = piece.strip()
                 if piece:
                     chunks.append(Chunk(index=len(chunks), content=piece, location=location))
+            if max_chunks is not None and len(chunks) > max_chunks:
+                raise ChunkLimitExceeded(max_chunks)
         return chunks
+
+
+class ChunkLimitExceeded(Exception):
+    """Raised by `Chunker.split`; the store turns it into a PayloadTooLarge naming the file."""
+
+    def __init__(self, max_chunks: int) -> None:
+        super().__init__(f"more than {max_chunks} chunks")
+        self.max_chunks = max_chunks

@@ -1,4 +1,4 @@
-"""Limits checked before parsing: file size, and zip bombs in OOXML / iWork packages."""
+"""Limits checked before parsing: file size, zip bombs and oversized XML parts in OOXML / iWork packages."""
 
 from __future__ import annotations
 
@@ -22,9 +22,16 @@ class Limits:
     max_zip_ratio: float = 200.0
     # Small members may compress absurdly well (an XML part of repeated tags); ignore their ratio.
     ratio_check_min_bytes: int = 1 * MB
+    # One XML part inflated: the parsers build a DOM of it (~10x its size in memory), so a 157 MB
+    # document.xml that passes the ratio check still takes gigabytes before a chunk exists.
+    max_xml_part_bytes: int = 64 * MB
+    # Cost bound per document (knowledge_base/budget.py): text extracted and chunks to embed.
+    max_extracted_chars: int = 2_000_000
+    max_chunks: int = 4_000
 
 
 DEFAULT_LIMITS = Limits()
+_XML_SUFFIXES = (".xml", ".rels", ".vml", ".apxl")
 
 
 def check_size(size: int, filename: str, limits: Limits = DEFAULT_LIMITS) -> None:
@@ -57,6 +64,12 @@ def check_zip(data: bytes, filename: str, limits: Limits = DEFAULT_LIMITS) -> No
                 f"{filename}: the package inflates to more than "
                 f"{_human(limits.max_zip_uncompressed_bytes)} (possible zip bomb)",
                 hint="re-save the document, or raise kb.max_zip_uncompressed_bytes if it is genuine",
+            )
+        if info.file_size > limits.max_xml_part_bytes and info.filename.lower().endswith(_XML_SUFFIXES):
+            raise PayloadTooLarge(
+                f"{filename}: part {info.filename!r} inflates to {_human(info.file_size)} of XML, over the "
+                f"{_human(limits.max_xml_part_bytes)} limit",
+                hint="split the document, or raise kb.max_xml_part_bytes in settings.toml if it is genuine",
             )
         if info.file_size >= limits.ratio_check_min_bytes:
             ratio = info.file_size / max(info.compress_size, 1)

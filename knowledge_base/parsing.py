@@ -6,6 +6,7 @@ import importlib
 from types import ModuleType
 
 from app.core.errors import StrataError, UnreadableDocument
+from knowledge_base.budget import check_before_parse, check_chars
 from knowledge_base.detect import detect_format
 from knowledge_base.document import DocumentFormat, ParsedDocument
 from knowledge_base.guards import DEFAULT_LIMITS, Limits, check_size, check_zip
@@ -21,19 +22,30 @@ _ZIP_FORMATS = {
 
 
 def parse_document(data: bytes, filename: str, limits: Limits = DEFAULT_LIMITS) -> ParsedDocument:
-    """Parse one file; every refusal is a StrataError whose message starts with the file name."""
+    """Parse one file; every refusal is a StrataError whose message starts with the file name.
+
+    Refusals come as early as they can: size, emptiness, format, package guards and the character
+    count of plain text before parsing; the extracted text's length right after."""
     check_size(len(data), filename, limits)
-    if not data.strip():
+    if _is_blank(data):
         raise UnreadableDocument(f"{filename}: the file is empty", hint="add a document that contains text")
     fmt = detect_format(data, filename)
     if fmt in _ZIP_FORMATS:
         check_zip(data, filename, limits)
+    check_before_parse(data, fmt, filename, limits.max_extracted_chars)
     try:
-        return _dispatch(fmt, data, filename)
+        parsed = _dispatch(fmt, data, filename)
+        check_chars(parsed.char_count, filename, limits.max_extracted_chars)
+        return parsed
     except StrataError:
         raise
     except RecursionError as exc:  # deeply nested XML/PDF objects; refuse rather than crash
         raise UnreadableDocument(f"{filename}: the document is nested too deeply to read") from exc
+
+
+def _is_blank(data: bytes) -> bool:
+    # `data.strip()` would copy a 100 MB file just to answer this; a non-blank head settles it.
+    return not data[:4096].strip() and not data.strip()
 
 
 def _parser(name: str) -> ModuleType:

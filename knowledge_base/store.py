@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,8 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorCollection, VectorStore
 from knowledge_base.blobs import BlobStore
-from knowledge_base.chunking import Chunk, Chunker
+from knowledge_base.budget import check_cancel, too_many_chunks
+from knowledge_base.chunking import Chunk, Chunker, ChunkLimitExceeded
 from knowledge_base.config import CHUNK_SPEC, KbConfig
 from knowledge_base.models import RagDocumentRow
 from knowledge_base.parsing import parse_document
@@ -104,12 +106,16 @@ class KnowledgeBase:
         progress: Progress | None = None,
         extra_metadata: dict[str, Any] | None = None,
         actor: str = "user",
+        cancel: threading.Event | None = None,
     ) -> DocumentInfo:
-        """Store one document; raises InvalidInput subclasses or Conflict (duplicate), storing nothing."""
+        """Store one document; raises InvalidInput subclasses or Conflict (duplicate), storing nothing.
+
+        `progress(stage, done, total)` reports "parse", "embed" (chunks) and "store"; setting `cancel`
+        stops the add before the next embedding batch or before storing (Cancelled, nothing stored)."""
         # File and vectors are written before the rows: another process's repair must not take
         # them for orphans meanwhile.
         with self.corpus.writing():
-            return self._add(data, file_name, progress, extra_metadata, actor)
+            return self._add(data, file_name, progress, extra_metadata, actor, cancel)
 
     def _add(
         self,
@@ -118,6 +124,7 @@ class KnowledgeBase:
         progress: Progress | None,
         extra_metadata: dict[str, Any] | None,
         actor: str,
+        cancel: threading.Event | None = None,
     ) -> DocumentInfo:
         file_name = clean_file_name(file_name)
         report = progress or (lambda _stage, _done, _total: None)
@@ -129,13 +136,19 @@ class KnowledgeBase:
             raise _duplicate(file_name, existing)
         report("parse", 0, 1)
         parsed = parse_document(data, file_name, self.config.limits)
-        chunks = self.chunker.split(parsed)
+        try:
+            chunks = self.chunker.split(parsed, self.config.limits.max_chunks)
+        except ChunkLimitExceeded as exc:
+            raise too_many_chunks(file_name, exc.max_chunks) from None
         report("parse", 1, 1)
-        vectors = self._embed(chunks, report)
+        check_cancel(cancel, file_name)
+        vectors = self._embed(chunks, report, cancel, file_name)
+        check_cancel(cancel, file_name)
         document_id = uuid.uuid4().hex
         now = self.clock.now_ms()
         # Flag, never block: a document that reads like instructions to a model is marked untrusted.
-        signals = injection_signals(parsed.full_text())
+        full_text = parsed.full_text()
+        signals = injection_signals(full_text)
         flags = {"flags": [INJECTION_FLAG]} if signals else {}
         row = RagDocumentRow(
             id=document_id,
@@ -149,7 +162,7 @@ class KnowledgeBase:
             metadata_={**parsed.metadata, **(extra_metadata or {}), **flags},
             content_hash=content_hash,
             format=parsed.format.value,
-            content=parsed.full_text(),
+            content=full_text,
             embedding_model=self.embedder.model_id,
             embedding_dimensions=self.embedder.dimensions,
         )
@@ -213,17 +226,19 @@ class KnowledgeBase:
         report("store", 1, 1)
         return info
 
-    def _embed(self, chunks: list[Chunk], report: Progress) -> np.ndarray:
-        texts = [c.embedding_text for c in chunks]
+    def _embed(
+        self, chunks: list[Chunk], report: Progress, cancel: threading.Event | None, file_name: str
+    ) -> np.ndarray:
         step = max(1, self.config.embed_batch_size)
-        parts: list[np.ndarray] = []
-        report("embed", 0, len(texts))
-        for start in range(0, len(texts), step):
-            parts.append(self.embedder.embed_documents(texts[start : start + step]))
-            report("embed", min(start + step, len(texts)), len(texts))
-        if not parts:
-            return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
-        return np.vstack(parts).astype(np.float32)
+        # Filled in place: no list of parts and no stacked copy next to it.
+        out = np.empty((len(chunks), self.embedder.dimensions), dtype=np.float32)
+        report("embed", 0, len(chunks))
+        for start in range(0, len(chunks), step):
+            check_cancel(cancel, file_name)
+            part = chunks[start : start + step]
+            out[start : start + len(part)] = self.embedder.embed_documents([c.embedding_text for c in part])
+            report("embed", start + len(part), len(chunks))
+        return out
 
     def upsert_vectors(
         self, collection: VectorCollection, keys: list[str], vectors: np.ndarray, document_id: str

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI, Security
 
 from app import __version__
+from app.api.admission import AdmissionGate, GateLimits
 from app.api.deps import bearer_scheme, reject_unknown_query
 from app.api.errors import install_error_handlers
 from app.api.routes import (
@@ -111,6 +112,13 @@ def create_app(
     app.router.routes.extend(mcp_app.routes)
     # Multipart framing adds a little to the file itself.
     upload_limit = settings.kb.max_file_bytes + 1024 * 1024
+    # Added first, so it sits inside the guard: requests without a valid token never take a slot.
+    gate_limits = GateLimits(
+        max_concurrent=settings.api.max_concurrent_requests,
+        max_queued=settings.api.max_queued_requests,
+        max_wait_seconds=settings.api.max_queue_wait_seconds,
+    )
+    app.add_middleware(AdmissionGate, limits=gate_limits)
     app.add_middleware(
         LocalGuard,
         token=token,

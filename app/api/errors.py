@@ -35,6 +35,8 @@ STATUS_BY_TYPE: dict[type[e.StrataError], int] = {
     e.UnreadableDocument: 400,
     e.NotFound: 404,
     e.Conflict: 409,
+    # Only a caller holding the cancel token can stop an operation; for HTTP that is the server.
+    e.Cancelled: 409,
     e.AuthError: 401,
     e.LLMError: 502,
     # The user's own daily cap, not a fault: retrying today cannot succeed.

@@ -51,6 +51,10 @@ def add_command(
 
             try:
                 info = knowledge.add_file(path, progress=report)
+            except KeyboardInterrupt:
+                # Ctrl-C: an add stores nothing until its last step, and undoes that step if stopped.
+                bar.console.print(f"[yellow]cancelled[/yellow]: nothing was stored for {escape(path.name)}")
+                raise typer.Exit(130) from None
             except StrataError as exc:
                 results.append(
                     {

@@ -15,6 +15,7 @@
     │   └── UnreadableDocument       a supported type, but corrupt, encrypted or without text
     ├── NotFound                     the named record does not exist
     ├── Conflict                     duplicate upload, lock held, concurrent change
+    ├── Cancelled                    the caller stopped a long operation; nothing was stored
     ├── AuthError                    missing or wrong local token
     ├── LLMError                     optional LLM endpoint failed (callers fall back)
     │   ├── LLMCapReached            the daily token or cost cap would be passed; nothing was sent
@@ -103,6 +104,10 @@ class NotFound(StrataError):
 
 class Conflict(StrataError):
     code = "conflict"
+
+
+class Cancelled(StrataError):
+    code = "cancelled"
 
 
 class AuthError(StrataError):

@@ -87,6 +87,11 @@ class KnowledgeBaseSettings(BaseModel):
     max_zip_entries: int = 10_000
     max_zip_uncompressed_bytes: int = 512 * 1024 * 1024
     max_zip_ratio: float = 200.0
+    # A single XML part of an Office/iWork package, inflated (checked before parsing).
+    max_xml_part_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    # Cost bound per document: ~2M characters is ~2,500 chunks, a few minutes of embedding on 2 cores.
+    max_extracted_chars: int = Field(default=2_000_000, ge=1)
+    max_chunks: int = Field(default=4_000, ge=1)
     chunk_size: int = 1000
     chunk_overlap: int = 200
     similarity_threshold: float = 0.7
@@ -151,6 +156,12 @@ class ApiSettings(BaseModel):
     # Which MCP tools `/mcp` and `strata mcp` list: "essential" (a small set for agents' context
     # windows) or "full" (every tool). Unlisted tools stay callable by name in either profile.
     mcp_profile: Literal["essential", "full"] = "essential"
+    # Admission control (app/api/admission.py): requests that run at once, requests that may wait
+    # for a slot, and how long one waits before a 503 with Retry-After. On 2 cores more running
+    # requests only share the CPU; beyond the queue the server answers "busy" at once.
+    max_concurrent_requests: int = Field(default=4, ge=1, le=256)
+    max_queued_requests: int = Field(default=64, ge=0, le=10_000)
+    max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
 
 
 class Settings(BaseSettings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,7 +74,14 @@ class KnowledgeService:
         return self.kb.config
 
     # -- documents ----------------------------------------------------------------------------
-    def add_file(self, path: Path, *, progress: Progress | None = None, actor: str = "user") -> DocumentInfo:
+    def add_file(
+        self,
+        path: Path,
+        *,
+        progress: Progress | None = None,
+        actor: str = "user",
+        cancel: threading.Event | None = None,
+    ) -> DocumentInfo:
         """Add a file from disk; an iWork package folder (macOS bundle) is read as its zip equivalent."""
         if path.is_dir():
             data = self._read_bundle(path)
@@ -82,12 +90,20 @@ class KnowledgeService:
             data = path.read_bytes()
         else:
             raise NotFound(f"{path}: no such file", hint="check the path")
-        return self.add_bytes(data, path.name, progress=progress, actor=actor)
+        return self.add_bytes(data, path.name, progress=progress, actor=actor, cancel=cancel)
 
     def add_bytes(
-        self, data: bytes, file_name: str, *, progress: Progress | None = None, actor: str = "user"
+        self,
+        data: bytes,
+        file_name: str,
+        *,
+        progress: Progress | None = None,
+        actor: str = "user",
+        cancel: threading.Event | None = None,
     ) -> DocumentInfo:
-        info = self.kb.add(data, file_name, progress=progress, actor=actor)
+        """Add one document. `progress(stage, done, total)` and `cancel` (set it from any thread to
+        stop before the next embedding batch; Cancelled, nothing stored) are for long documents."""
+        info = self.kb.add(data, file_name, progress=progress, actor=actor, cancel=cancel)
         self._publish("created", info.id)
         return info
 

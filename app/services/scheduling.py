@@ -11,11 +11,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from app.core import memory_trim
 from app.services.insights_jobs import register_insights_job
 
 log = logging.getLogger(__name__)
+
+MEMORY_TRIM_JOB = "memory-trim"
+# Searches and imports also leave peaks (a vector-copy reload); a trim costs a few milliseconds.
+MEMORY_TRIM_SECONDS = 60
 
 
 def register_jobs(scheduler: Any, services: Any) -> list[str]:
@@ -51,10 +57,20 @@ class JobHost:
     def __init__(self, services: Any) -> None:
         self.services = services
         self.scheduler: Any = None
+        self.last_trim: memory_trim.Released | None = None
 
     def start(self) -> list[str]:
+        # Before the scheduler's, uvicorn's and ONNX's threads exist: each would get its own arena.
+        memory_trim.limit_arenas(2)
         self.scheduler = BackgroundScheduler(daemon=True)
         job_ids = register_jobs(self.scheduler, self.services)
+        self.scheduler.add_job(
+            self._trim, "interval", seconds=MEMORY_TRIM_SECONDS, id=MEMORY_TRIM_JOB, name="memory trim",
+            replace_existing=True, coalesce=True, max_instances=1,
+        )  # fmt: skip
+        job_ids.append(MEMORY_TRIM_JOB)
+        # A forgetting, insights or sync run peaks and frees; give the memory back right after it.
+        self.scheduler.add_listener(self._after_job, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         self.scheduler.start()
         if self.services.connectors is not None:
             try:
@@ -69,3 +85,13 @@ class JobHost:
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
+
+    def _trim(self) -> None:
+        released = memory_trim.release()
+        self.last_trim = released
+        if released.freed_mb >= 16:
+            log.info("returned %.0f MB to the OS (RSS %.0f MB)", released.freed_mb, released.rss_after_mb)
+
+    def _after_job(self, event: Any) -> None:
+        if getattr(event, "job_id", None) != MEMORY_TRIM_JOB:
+            self._trim()

@@ -123,6 +123,28 @@ async def test_size_limit_from_settings(tmp_path, clock):
 
 
 @pytest.mark.anyio
+async def test_character_limit_from_settings(tmp_path, clock):
+    settings = Settings(
+        data_dir=tmp_path / "d",
+        embedding=EmbeddingSettings(provider="hashing"),
+        kb=KnowledgeBaseSettings(max_extracted_chars=1000),
+    )
+    services = build_services(settings, clock=clock, embedder=HashingEmbedder())
+    try:
+        async with await _client(services) as client:
+            r = await client.post(
+                "/api/kb/documents", files={"file": ("long.txt", b"w " * 1000, "text/plain")}
+            )
+            body = r.json()
+            assert r.status_code == 413 and body["error"] == "payload_too_large"
+            assert body["message"] == "long.txt: this document has 2,000 characters; the limit is 1,000"
+            assert "kb.max_extracted_chars" in body["hint"]
+            assert footprint(services).empty
+    finally:
+        services.close()
+
+
+@pytest.mark.anyio
 async def test_routes_need_the_token(client):
     r = await client.get("/api/kb/documents", headers={"Authorization": ""})
     assert r.status_code == 401

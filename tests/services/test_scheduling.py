@@ -22,3 +22,22 @@ def test_job_host_starts_and_stops(services: Services) -> None:
     assert host.scheduler is not None and host.scheduler.running and ids
     host.stop()
     assert host.scheduler is None
+
+
+def test_job_host_gives_memory_back_after_every_job(services: Services) -> None:
+    import threading
+
+    host = JobHost(services)
+    ids = host.start()
+    ran = threading.Event()
+    try:
+        assert "memory-trim" in ids and host.last_trim is None
+        host.scheduler.add_job(ran.set, id="one-off")  # any job, run now
+        assert ran.wait(10)
+        for _ in range(100):  # the listener runs right after the job, on the scheduler's thread
+            if host.last_trim is not None:
+                break
+            threading.Event().wait(0.05)
+        assert host.last_trim is not None and host.last_trim.rss_after_mb > 0
+    finally:
+        host.stop()

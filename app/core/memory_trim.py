@@ -1,0 +1,84 @@
+"""Give freed memory back to the OS: glibc's malloc arenas and Arrow's pool keep it after a peak.
+
+A long-running host (desktop app, `strata serve`) has peaks: a vector-copy reload, a forgetting
+or insights run, an import. Python, LanceDB (Rust, system allocator) and ONNX free that memory,
+but glibc keeps the freed pages in its arenas, one arena per thread that ever allocated (up to
+8 x cores), so RSS stays at the peak: `strata serve` at 100k messages measured 1.11 GB after its
+first searches and 0.86 GB after one `malloc_trim(0)`. `limit_arenas` caps the arenas (fewer
+half-empty heaps), `release` trims them and asks Arrow's pool to return its unused memory.
+Both are no-ops where glibc is absent (macOS, Windows, musl).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+M_ARENA_MAX = -8  # mallopt parameter number, from glibc's malloc.h
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    rss_before_mb: float
+    rss_after_mb: float
+    seconds: float
+
+    @property
+    def freed_mb(self) -> float:
+        return max(0.0, self.rss_before_mb - self.rss_after_mb)
+
+
+@lru_cache(maxsize=1)
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # musl has no malloc_trim/mallopt: treat it as "nothing to do".
+        return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+    except OSError:
+        return None
+
+
+def rss_mb() -> float:
+    """Resident set size of this process in MB (0 where /proc is not available)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def limit_arenas(count: int = 2) -> bool:
+    """Cap glibc's malloc arenas for threads created from now on (MALLOC_ARENA_MAX, set late)."""
+    libc = _libc()
+    if libc is None or count < 1:
+        return False
+    return bool(libc.mallopt(M_ARENA_MAX, count))
+
+
+def release() -> Released:
+    """Trim glibc's heaps and Arrow's pool; returns RSS before and after (milliseconds of work)."""
+    started = time.perf_counter()
+    before = rss_mb()
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)
+    arrow = sys.modules.get("pyarrow")  # only if something loaded it; never import it for this
+    if arrow is not None:
+        try:
+            arrow.default_memory_pool().release_unused()
+        except Exception:  # older Arrow builds lack it on some pools; trimming is best effort
+            log.debug("arrow pool release failed", exc_info=True)
+    return Released(before, rss_mb(), time.perf_counter() - started)
