@@ -50,6 +50,21 @@ def collection_name(kind: str, model_id: str, dimensions: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """One successful write of this process, told to the in-memory copies so they follow it
+    without reloading. `version` is the table version the write made (None if unknown);
+    `before` is set for maintenance (compaction, index work), which keeps every row as it was."""
+
+    op: str  # "upsert", "update", "delete" or "maintain"
+    keys: Sequence[str] = ()
+    vectors: np.ndarray | None = None
+    rows: Sequence[dict[str, Any]] = ()
+    values: dict[str, Any] | None = None
+    version: int | None = None
+    before: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorHit:
     key: str
     similarity: float  # cosine similarity in [-1, 1]
@@ -71,6 +86,18 @@ class VectorCollection:
         # Writes made through this object (this process): an in-memory copy reloads at once after
         # them, and only lazily after other processes' commits (see vector_cache).
         self.local_writes = 0
+        self._listeners: list[Callable[[Change], None]] = []
+
+    def listen(self, listener: Callable[[Change], None]) -> None:
+        """Call `listener` after each successful write made through this object."""
+        self._listeners.append(listener)
+
+    def _told(self, change: Change) -> None:
+        for listener in self._listeners:
+            try:
+                listener(change)
+            except Exception:  # a copy that cannot follow reloads later; the write itself stood
+                log.warning("a vector copy could not follow a write to %s", self.name, exc_info=True)
 
     @property
     def table(self) -> Any:
@@ -94,7 +121,7 @@ class VectorCollection:
         )
         batch = pa.table(data, schema=self.schema)
         self.local_writes += 1
-        self._store.retry(
+        result = self._store.retry(
             lambda: (
                 self.table.merge_insert("key")
                 .when_matched_update_all()
@@ -102,6 +129,7 @@ class VectorCollection:
                 .execute(batch)
             )
         )
+        self._told(Change("upsert", list(keys), vectors.astype(np.float32), list(rows), version=_version(result)))
 
     def update_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
         """Change prefilter columns of `keys` in place (e.g. tier or archived) without re-embedding."""
@@ -111,13 +139,15 @@ class VectorCollection:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(partial(self.table.update, where=where, values=values))
+            result = self._store.retry(partial(self.table.update, where=where, values=values))
+            self._told(Change("update", keys[start : start + 500], values=dict(values), version=_version(result)))
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(partial(self.table.delete, where))
+            result = self._store.retry(partial(self.table.delete, where))
+            self._told(Change("delete", keys[start : start + 500], version=_version(result)))
 
     def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
         """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
@@ -139,8 +169,15 @@ class VectorCollection:
 
     def optimize(self) -> None:
         """Compact fragments left by many small upserts (keeps search fast)."""
+        self.maintain(lambda: self.table.optimize())
+
+    def maintain(self, work: Callable[[], T]) -> T:
+        """Run work that rewrites files but keeps every row (compaction, index building)."""
+        before = self.table.version
         self.local_writes += 1
-        self._store.retry(lambda: self.table.optimize())
+        result = self._store.retry(work)
+        self._told(Change("maintain", version=self.table.version, before=before))
+        return result
 
     def purge_history(self) -> None:
         """Compact, then drop every old version: LanceDB keeps deleted rows in older fragments.
@@ -151,10 +188,16 @@ class VectorCollection:
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            self._store.retry(lambda: self.table.optimize(cleanup_older_than=timedelta(0)))
+            self.maintain(lambda: self.table.optimize(cleanup_older_than=timedelta(0)))
 
     def version_count(self) -> int:
         return len(self.table.list_versions())
+
+
+def _version(result: Any) -> int | None:
+    """The table version a LanceDB write result reports (None when it reports none)."""
+    version = getattr(result, "version", None)
+    return int(version) if isinstance(version, int) else None
 
 
 class VectorStore:
