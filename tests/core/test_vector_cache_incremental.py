@@ -35,7 +35,9 @@ def test_appends_updates_and_deletes_are_followed_without_a_reload(tmp_path) -> 
     stored.update({f"k{i}": first[i] for i in range(50)})
     cache = VectorMatrixCache(collection)
     query = _unit(rng, 1)[0]
-    assert [h.key for h in cache.search(query, 5, _everyone, mask_key="all") or []] == _exact(stored, query, 5)
+    assert [h.key for h in cache.search(query, 5, _everyone, mask_key="all") or []] == _exact(
+        stored, query, 5
+    )
     assert cache.reloads == 1
 
     for batch in range(3):  # appends, one commit each, plus a replaced vector
@@ -106,7 +108,10 @@ def test_an_import_after_a_commit_is_searchable_without_a_reload(services: Servi
 
     def keys(text: str) -> set[str]:
         found = matrix.search(
-            services.embedder.embed_query(text), 50, lambda c: to_mask(where, c, len(c["user_id"])), mask_key=where
+            services.embedder.embed_query(text),
+            50,
+            lambda c: to_mask(where, c, len(c["user_id"])),
+            mask_key=where,
         )
         return {h.key for h in found or []}
 

@@ -71,9 +71,7 @@ class ConversationWindows:
         layout = _Layout(
             version=snap.version,
             keys=snap.keys,
-            row_of={
-                str(k): i for i, k in enumerate(snap.keys) if snap.alive is None or snap.alive[i]
-            },
+            row_of={str(k): i for i, k in enumerate(snap.keys) if snap.alive is None or snap.alive[i]},
             rank=rank,
             order=order,
             group=np.cumsum(boundary),

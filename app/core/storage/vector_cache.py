@@ -117,9 +117,12 @@ class VectorMatrixCache:
                 if rows.live > self.max_rows:
                     self._drop()  # grew past what the copy holds: LanceDB's index takes over
                     return
-                if rows.basis is None and rows.live >= max(1, self.project_min_rows):
-                    if self.collection.dimensions > self.projected_dimensions:
-                        rows.start_projection(self.projected_dimensions)
+                if (
+                    rows.basis is None
+                    and rows.live >= max(1, self.project_min_rows)
+                    and self.collection.dimensions > self.projected_dimensions
+                ):
+                    rows.start_projection(self.projected_dimensions)
             elif change.op == "update" and change.values is not None:
                 rows.update(change.keys, change.values)
                 self._columns_changed = self._generation + 1
@@ -134,7 +137,7 @@ class VectorMatrixCache:
                     self._version = change.version
                 return
             self._generation += 1
-            if change.version is not None and self._version is not None and change.version == self._version + 1:
+            if self._version is not None and change.version == self._version + 1:
                 self._version = change.version
             # Otherwise another process committed in between: the next search's refresh sees an
             # unknown version and reloads in the background.
@@ -163,7 +166,9 @@ class VectorMatrixCache:
             return None
         data = table.to_arrow()
         vectors = data.column("vector").combine_chunks()
-        matrix = np.asarray(vectors.flatten(), dtype=np.float32).reshape(len(data), self.collection.dimensions)
+        matrix = np.asarray(vectors.flatten(), dtype=np.float32).reshape(
+            len(data), self.collection.dimensions
+        )
         projection = (
             Projection.of(matrix, self.projected_dimensions)
             if len(matrix) >= max(1, self.project_min_rows)
@@ -214,7 +219,8 @@ class VectorMatrixCache:
         if cached is not None and cached[0] == columns_changed and cached[1] <= size:
             done = cached[1]
             tail = {c: v[done:] for c, v in view.columns.items()}
-            keep = cached[2] if done == size else np.concatenate([cached[2], np.asarray(mask(tail), dtype=bool)])
+            appended = np.asarray(mask(tail), dtype=bool)
+            keep = cached[2] if done == size else np.concatenate([cached[2], appended])
         else:
             keep = np.asarray(mask(view.columns), dtype=bool)
         if mask_key is not None and (cached is None or cached[1] != size or cached[0] != columns_changed):

@@ -129,7 +129,9 @@ class VectorCollection:
                 .execute(batch)
             )
         )
-        self._told(Change("upsert", list(keys), vectors.astype(np.float32), list(rows), version=_version(result)))
+        self._told(
+            Change("upsert", list(keys), vectors.astype(np.float32), list(rows), version=_version(result))
+        )
 
     def update_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
         """Change prefilter columns of `keys` in place (e.g. tier or archived) without re-embedding."""
@@ -140,7 +142,9 @@ class VectorCollection:
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
             result = self._store.retry(partial(self.table.update, where=where, values=values))
-            self._told(Change("update", keys[start : start + 500], values=dict(values), version=_version(result)))
+            self._told(
+                Change("update", keys[start : start + 500], values=dict(values), version=_version(result))
+            )
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
