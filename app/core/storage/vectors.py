@@ -153,9 +153,25 @@ class VectorCollection:
             result = self._store.retry(partial(self.table.delete, where))
             self._told(Change("delete", keys[start : start + 500], version=_version(result)))
 
-    def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
-        """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
+    def search(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        where: Filter | None = None,
+        *,
+        nprobes: int | None = None,
+        refine_factor: int | None = None,
+    ) -> list[VectorHit]:
+        """LanceDB's own prefiltered search; the typed filter is compiled here, never by callers.
+
+        Without a vector index it is an exact scan; with one (`app/core/index/ann.py`) it probes
+        `nprobes` partitions and re-scores `refine_factor` × `limit` candidates from the stored
+        vectors, and rows the index does not cover yet are scanned in full beside it."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
+        if nprobes is not None:
+            query = query.nprobes(nprobes)
+        if refine_factor is not None:
+            query = query.refine_factor(refine_factor)
         expression = to_lance(where) if where is not None else None
         if expression:
             query = query.where(expression, prefilter=True)

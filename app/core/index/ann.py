@@ -1,0 +1,141 @@
+"""The approximate vector index of a collection too large for the in-memory exact copy.
+
+Past `INDEX_MIN_ROWS` rows a collection gets a LanceDB IVF index on its vectors plus scalar
+indexes on its prefilter columns, built and refreshed by a background job (never by a search).
+Searches then probe `NPROBES` partitions and re-score `REFINE_FACTOR` × limit candidates from
+the stored full vectors, so the order and the cosines returned are exact for the candidates
+found; the typed filter is applied before the vector search (prefilter). Rows written after the
+last build or refresh live in fragments the index does not cover yet; LanceDB scans those in
+full next to the index, so a fresh row is found at once (a test checks it). The refresh adds
+them to the index without retraining it (`optimize`); once the index is made of too many such
+additions it is trained again.
+Choice of index and figures: docs/benchmarks.md, "Vector search at 1M".
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from app.core.storage.vector_cache import DEFAULT_MAX_ROWS
+from app.core.storage.vectors import VectorCollection
+
+log = logging.getLogger(__name__)
+
+# Built a little before the in-memory copy hands over, so the index is there when it does.
+INDEX_MIN_ROWS = DEFAULT_MAX_ROWS * 4 // 5
+INDEX_TYPE = "IVF_PQ"
+NPROBES = 40
+REFINE_FACTOR = 10
+# Flat-scanning this many not-yet-indexed rows costs a few ms: refresh beyond it.
+REFRESH_UNINDEXED_ROWS = 20_000
+RETRAIN_DELTAS = 8  # index segments added by refreshes before training anew
+# Bitmaps for columns with few distinct values, B-trees for the rest.
+_BITMAP = frozenset({"user_id", "platform", "tier", "archived", "kind"})
+_SCALAR = frozenset({"key", "user_id", "platform", "channel", "person", "tier", "timestamp", "archived"})
+VECTOR_INDEX = "vector_idx"
+
+
+@dataclass(frozen=True, slots=True)
+class AnnStatus:
+    rows: int
+    indexed_rows: int  # 0 when there is no vector index
+    unindexed_rows: int
+    segments: int  # index segments (1 after training, +1 per refresh that added rows)
+    index_type: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class AnnWork:
+    action: str  # "none", "build", "refresh" or "retrain"
+    seconds: float
+    status: AnnStatus
+
+
+class AnnIndex:
+    def __init__(
+        self,
+        collection: VectorCollection,
+        *,
+        min_rows: int = INDEX_MIN_ROWS,
+        index_type: str = INDEX_TYPE,
+        refresh_unindexed_rows: int = REFRESH_UNINDEXED_ROWS,
+    ) -> None:
+        self.collection = collection
+        self.min_rows = min_rows
+        self.index_type = index_type
+        self.refresh_unindexed_rows = refresh_unindexed_rows
+
+    def status(self) -> AnnStatus:
+        table = self.collection.table
+        rows = int(table.count_rows())
+        stats = table.index_stats(VECTOR_INDEX) if self._has_vector_index() else None
+        if stats is None:
+            return AnnStatus(rows, 0, rows, 0, None)
+        return AnnStatus(
+            rows,
+            int(stats.num_indexed_rows),
+            int(stats.num_unindexed_rows),
+            int(stats.num_indices or 1),
+            str(stats.index_type),
+        )
+
+    def plan(self) -> str:
+        """What the index needs now: "none", "build", "refresh" or "retrain"."""
+        status = self.status()
+        if status.index_type is None:
+            return "build" if status.rows >= self.min_rows else "none"
+        if status.segments > RETRAIN_DELTAS:
+            # Partitions trained on the first rows fit later ones less well: train anew.
+            return "retrain"
+        return "refresh" if status.unindexed_rows >= self.refresh_unindexed_rows else "none"
+
+    def maintain(self) -> AnnWork:
+        """Do what `plan` says (the background job's body; minutes at 1M rows, never on a search)."""
+        action = self.plan()
+        started = time.perf_counter()
+        if action in ("build", "retrain"):
+            self.build()
+        elif action == "refresh":
+            self.refresh()
+        return AnnWork(action, time.perf_counter() - started, self.status())
+
+    def build(self) -> None:
+        """Train the vector index on every row now stored, and index the prefilter columns."""
+        from lancedb.index import Bitmap, BTree, HnswSq, IvfPq, IvfSq
+
+        rows = self.collection.count()
+        # ~4,000 rows a partition: kmeans trains in seconds and a probe reads a small slice.
+        partitions = max(16, rows // 4000)
+        configs = {
+            "IVF_PQ": lambda: IvfPq(
+                distance_type="cosine",
+                num_partitions=partitions,
+                num_sub_vectors=self.collection.dimensions // 8,
+                max_iterations=20,
+            ),
+            "IVF_SQ": lambda: IvfSq(distance_type="cosine", num_partitions=partitions, max_iterations=20),
+            "IVF_HNSW_SQ": lambda: HnswSq(distance_type="cosine", num_partitions=max(1, rows // 100_000)),
+        }
+        config = configs[self.index_type]()
+        table = self.collection.table
+        self.collection.maintain(lambda: table.create_index("vector", config=config, name=VECTOR_INDEX))
+        for column in ("key", *self.collection.columns):
+            if column in _SCALAR:
+                scalar = Bitmap() if column in _BITMAP else BTree()
+                self.collection.maintain(
+                    lambda c=column, s=scalar: table.create_index(c, config=s, name=f"{c}_idx", replace=True)
+                )
+        log.info("vector index %s built over %d rows of %s", self.index_type, rows, self.collection.name)
+
+    def refresh(self) -> None:
+        """Add rows written since the last build to every index and compact small fragments."""
+        self.collection.optimize()
+
+    def _has_vector_index(self) -> bool:
+        return any(ix.name == VECTOR_INDEX for ix in self.collection.table.list_indices())
