@@ -16,6 +16,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pyarrow as pa
@@ -111,7 +112,8 @@ def build(
                 "text_hash": aaak.content_hash(content),
                 "archived_at": None,
             }
-            doc = message_doc(RawMessageRow(**values))
+            # A plain namespace reads like the ORM row to `message_doc`, at a fifth of the cost.
+            doc = message_doc(SimpleNamespace(**values, embedding_content_hash=None))  # type: ignore[arg-type]
             values.update(
                 embedding_model=model_id,
                 embedding_content_hash=doc.content_hash,
