@@ -149,6 +149,11 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, build:
             f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
             f"max {max(latencies):.1f} ms, load {os.getloadavg()[0]:.1f}"
         )
+    copy = services.processor.corpus.matrix().memory_bytes()
+    print(
+        f"[{size}] in-memory vector copy: {copy / 2**20:.0f} MB"
+        + ("" if copy else " (not held: the index serves)")
+    )
     _vector_leg(services, real, queries, filtered, recall)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"[{size}] RSS {_rss_mb():.0f} MB (peak {peak:.0f} MB, the recall check's exact copy included)")

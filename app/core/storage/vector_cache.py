@@ -188,6 +188,11 @@ class VectorMatrixCache:
         self._generation += 1
         self._columns_changed = self._generation
 
+    def memory_bytes(self) -> int:
+        """Approximate memory the copy holds (0 when it holds nothing)."""
+        rows = self._rows
+        return rows.nbytes() if rows is not None else 0
+
     # -- reading -----------------------------------------------------------------------------
     def view(self) -> MatrixView | None:
         """The copy the last search used (keys, unit vectors, prefilter columns), read-only; None

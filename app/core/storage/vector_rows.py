@@ -94,6 +94,17 @@ class Rows:
             self.dead,
         )
 
+    def nbytes(self) -> int:
+        """Bytes the used rows take (arrays, key strings, the key index); spare capacity is
+        untouched zero pages and costs no resident memory."""
+        n = self.size
+        arrays = [self.matrix, self.alive, *self.columns.values()]
+        if self.projected is not None and self.residuals is not None:
+            arrays += [self.projected, self.residuals]
+        used = sum(a[:n].nbytes for a in arrays) + self.keys[:n].nbytes
+        # ~50 bytes a short key string, ~100 bytes a dict entry.
+        return used + 150 * len(self.row_of)
+
     def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[Mapping[str, Any]]) -> None:
         """Replace the vectors and columns of known keys in place; append the others."""
         fresh = [i for i, key in enumerate(keys) if key not in self.row_of]
