@@ -139,6 +139,10 @@ class MessageSearcher:
         matrix = self.corpus.matrix()
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
+        if own is None and legs.keyword:
+            # No in-memory copy (a large archive): keyword-only candidates' cosines from LanceDB.
+            only = [h.key for h in legs.keyword if h.key not in {v.key for v in legs.vector}]
+            own = CandidateContext(self.corpus.cosines(vector, only), {}, {})
 
         def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
             context = self.windows.around(matrix, vector, best)

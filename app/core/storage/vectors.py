@@ -178,6 +178,16 @@ class VectorCollection:
         rows = query.select(["key", "_distance"]).to_list()
         return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
 
+    def vectors_of(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `keys` (those that have one); a B-tree on `key` makes it a lookup."""
+        if not keys:
+            return {}
+        where = to_lance(Filter((OneOf("key", tuple(keys)),)))
+        data = self.table.search().where(where).select(["key", "vector"]).limit(len(keys)).to_arrow()
+        flat = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
+        matrix = flat.reshape(len(data), self.dimensions)
+        return dict(zip(data.column("key").to_pylist(), matrix, strict=True))
+
     def keys(self) -> list[str]:
         """Every stored key (reads the key column only, not the vectors)."""
         if self.count() == 0:

@@ -75,3 +75,9 @@ def test_large_archives_search_through_the_index_built_by_the_background_job(ser
     fresh = services.memory.search("zebra crossing tomorrow", limit=5)
     assert fresh and fresh[0].content == "zebra crossing tomorrow at noon"
     assert services.index.maintain_vector_indexes() == {}  # one new row: nothing to do yet
+    # Keyword-only candidates get their cosine from LanceDB when no in-memory copy is held.
+    query = services.embedder.embed_query("topic 4")
+    cosines = corpus.cosines(query, ["1", "2", "no-such-key"])
+    assert set(cosines) == {"1", "2"}
+    exact = {h.key: h.similarity for h in corpus.collection.search(query, 500)}
+    assert all(abs(cosines[k] - exact[k]) < 1e-4 for k in cosines)
