@@ -207,7 +207,7 @@ def _vector_leg(
             got = {h.key for h in corpus.vector_leg(v, 10, pick(n))}
             found += len(want & got)
         share = found / (10 * min(recall, len(vectors)))
-        print(f"  Recall@10 of the vector leg against exact, {label}: {share:.3f}")
+        print(f"  Recall@10 of the vector leg (asked for 10) against exact, {label}: {share:.3f}")
 
 
 def _flat(collection, vector: np.ndarray, limit: int, where: Filter) -> None:

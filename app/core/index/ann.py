@@ -31,6 +31,14 @@ INDEX_MIN_ROWS = DEFAULT_MAX_ROWS * 4 // 5
 INDEX_TYPE = "IVF_SQ"
 NPROBES = 20
 REFINE_FACTOR = 5
+# ... and at least this many candidates re-scored from full vectors, however small the limit.
+MIN_REFINED = 150
+
+
+def refine_factor(limit: int) -> int:
+    return max(REFINE_FACTOR, -(-MIN_REFINED // max(1, limit)))
+
+
 # Flat-scanning this many not-yet-indexed rows costs a few ms: refresh beyond it.
 REFRESH_UNINDEXED_ROWS = 20_000
 RETRAIN_DELTAS = 8  # index segments added by refreshes before training anew
