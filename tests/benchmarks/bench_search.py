@@ -149,6 +149,7 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, build:
             f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
             f"max {max(latencies):.1f} ms, load {os.getloadavg()[0]:.1f}"
         )
+    print(f"[{size}] RSS after the queries {_rss_mb():.0f} MB")
     copy = services.processor.corpus.matrix().memory_bytes()
     print(
         f"[{size}] in-memory vector copy: {copy / 2**20:.0f} MB"
