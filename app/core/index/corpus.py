@@ -152,13 +152,6 @@ class Corpus:
             )
         return ranked([(h.key, h.similarity) for h in hits])
 
-    def cosines(self, vector: np.ndarray, keys: Sequence[str]) -> dict[str, float]:
-        """Cosines of `keys`' stored vectors to `vector`, read from LanceDB (for archives too large
-        for the in-memory copy, whose own `view` answers this on smaller ones)."""
-        found = self.collection.vectors_of(list(keys))
-        query = vector.astype(np.float32)
-        return {key: float(v @ query) for key, v in found.items()}
-
     def keyword_leg(
         self,
         session: Session,

@@ -77,7 +77,8 @@ def test_large_archives_search_through_the_index_built_by_the_background_job(ser
     assert services.index.maintain_vector_indexes() == {}  # one new row: nothing to do yet
     # Keyword-only candidates get their cosine from LanceDB when no in-memory copy is held.
     query = services.embedder.embed_query("topic 4")
-    cosines = corpus.cosines(query, ["1", "2", "no-such-key"])
+    found = corpus.collection.vectors_of(["1", "2", "no-such-key"])
+    cosines = {k: float(v @ query) for k, v in found.items()}
     assert set(cosines) == {"1", "2"}
     table = corpus.collection.table.to_arrow()
     stored = dict(zip(table.column("key").to_pylist(), table.column("vector").to_pylist(), strict=True))
