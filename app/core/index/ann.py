@@ -15,12 +15,15 @@ Choice of index and figures: docs/benchmarks.md, "Vector search at 1M".
 from __future__ import annotations
 
 import logging
+import math
+import threading
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from app.core.index.filters import Filter, Term, to_lance
 from app.core.storage.vector_cache import DEFAULT_MAX_ROWS
-from app.core.storage.vectors import VectorCollection
+from app.core.storage.vectors import VectorCollection, VectorHit
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,13 @@ NPROBES = 20
 REFINE_FACTOR = 5
 # ... and at least this many candidates re-scored from full vectors, however small the limit.
 MIN_REFINED = 150
+
+
+# A filter term nearly every row meets (one user's archive; "not archived") is checked on the rows
+# found rather than before the search: LanceDB's prefilter over a million rows cost ~25 ms a
+# query at 1M (docs/benchmarks.md), the check after costs nothing.
+BROAD_SHARE = 0.9
+SHARE_TTL_S = 60.0
 
 
 def refine_factor(limit: int) -> int:
@@ -80,6 +90,43 @@ class AnnIndex:
         self.min_rows = min_rows
         self.index_type = index_type
         self.refresh_unindexed_rows = refresh_unindexed_rows
+        self._shares: dict[Term, tuple[float, float]] = {}  # term -> (share of rows, measured at)
+        self._lock = threading.Lock()
+
+    def search(self, vector: Any, limit: int, where: Filter) -> list[VectorHit]:
+        """Top `limit` rows among those `where` keeps: the index (or LanceDB's scan, before there
+        is one), selective terms as a prefilter, broad ones checked on the rows found."""
+        broad = tuple(t for t in where.terms if self.share(t) >= BROAD_SHARE)
+        before = Filter(tuple(t for t in where.terms if t not in broad))
+        share = math.prod(self.share(t) for t in broad) if broad else 1.0
+        # Ask for enough rows that `limit` are still left after the check.
+        fetch = limit if not broad else math.ceil(limit / max(share, BROAD_SHARE**3)) + 5
+        hits = self.collection.search(
+            vector,
+            fetch,
+            before,
+            nprobes=NPROBES,
+            refine_factor=refine_factor(fetch),
+            after=Filter(broad) if broad else None,
+        )
+        return hits[:limit]
+
+    def share(self, term: Term) -> float:
+        """The share of rows `term` keeps (counted by LanceDB, remembered for a minute)."""
+        now = time.monotonic()
+        with self._lock:
+            known = self._shares.get(term)
+        if known is not None and now - known[1] < SHARE_TTL_S:
+            return known[0]
+        table = self.collection.table
+        total = int(table.count_rows())
+        kept = int(table.count_rows(to_lance(Filter((term,))))) if total else 0
+        share = kept / total if total else 0.0
+        with self._lock:
+            if len(self._shares) > 256:
+                self._shares.clear()
+            self._shares[term] = (share, now)
+        return share
 
     def status(self) -> AnnStatus:
         table = self.collection.table

@@ -20,7 +20,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from app.core.embeddings.base import Embedder
-from app.core.index.ann import NPROBES, AnnIndex, refine_factor
+from app.core.index.ann import AnnIndex
 from app.core.index.filters import Filter, to_mask, to_sql
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import LegHit, ranked
@@ -147,9 +147,7 @@ class Corpus:
             vector, pool, lambda columns: to_mask(where, columns, len(matrix_keys(columns))), mask_key=where
         )
         if hits is None:  # too many rows to hold in memory: LanceDB's approximate index answers
-            hits = matrix.collection.search(
-                vector, pool, where, nprobes=NPROBES, refine_factor=refine_factor(pool)
-            )
+            hits = self.ann(matrix.collection).search(vector, pool, where)
         return ranked([(h.key, h.similarity) for h in hits])
 
     def keyword_leg(

@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from app.core.storage.vector_rows import Projection, Rows
 from app.core.storage.vectors import Change, VectorCollection, VectorHit
+from app.core.storage.vectors import arrow_column as _column
 
 __all__ = ["DEFAULT_MAX_ROWS", "MatrixView", "Projection", "VectorMatrixCache"]
 
@@ -278,12 +277,3 @@ def _bounded_scores(
         scores[~keep] = -np.inf
         return np.arange(len(matrix)), scores
     return rows, matrix[rows] @ query
-
-
-def _column(values: Any) -> np.ndarray:
-    """Strings as fixed-width unicode (vectorized comparisons), nulls as "" / 0 / False."""
-    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
-        return np.asarray(pc.fill_null(values, "").to_numpy(zero_copy_only=False), dtype=str)
-    if pa.types.is_boolean(values.type):
-        return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), dtype=bool)
-    return pc.fill_null(values, 0).to_numpy(zero_copy_only=False)

@@ -21,9 +21,10 @@ from typing import Any, TypeVar
 import lancedb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from app.core.errors import StorageError
-from app.core.index.filters import Filter, OneOf, to_lance
+from app.core.index.filters import Filter, OneOf, to_lance, to_mask
 from app.core.storage import faults
 
 log = logging.getLogger(__name__)
@@ -161,12 +162,15 @@ class VectorCollection:
         *,
         nprobes: int | None = None,
         refine_factor: int | None = None,
+        after: Filter | None = None,
     ) -> list[VectorHit]:
         """LanceDB's own prefiltered search; the typed filter is compiled here, never by callers.
 
         Without a vector index it is an exact scan; with one (`app/core/index/ann.py`) it probes
         `nprobes` partitions and re-scores `refine_factor` × `limit` candidates from the stored
-        vectors, and rows the index does not cover yet are scanned in full beside it."""
+        vectors, and rows the index does not cover yet are scanned in full beside it. `after`
+        terms are checked on the rows found instead of before the search (for terms nearly every
+        row meets, where a prefilter costs more than it saves); fewer than `limit` may remain."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
         if nprobes is not None:
             query = query.nprobes(nprobes)
@@ -175,8 +179,18 @@ class VectorCollection:
         expression = to_lance(where) if where is not None else None
         if expression:
             query = query.where(expression, prefilter=True)
-        rows = query.select(["key", "_distance"]).to_list()
-        return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
+        later = sorted(after.columns) if after is not None and after.terms else []
+        data = query.select(["key", "_distance", *later]).to_arrow()
+        keep = np.ones(len(data), dtype=bool)
+        if after is not None and later:
+            keep = to_mask(after, {c: arrow_column(data.column(c)) for c in later}, len(data))
+        keys = data.column("key").to_pylist()
+        distances = data.column("_distance").to_pylist()
+        return [
+            VectorHit(key=k, similarity=1.0 - float(d))
+            for k, d, kept in zip(keys, distances, keep, strict=True)
+            if kept
+        ]
 
     def vectors_of(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of `keys` (those that have one); a B-tree on `key` makes it a lookup."""
@@ -222,6 +236,15 @@ class VectorCollection:
 
     def version_count(self) -> int:
         return len(self.table.list_versions())
+
+
+def arrow_column(values: Any) -> np.ndarray:
+    """Strings as fixed-width unicode (vectorized comparisons), nulls as "" / 0 / False."""
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return np.asarray(pc.fill_null(values, "").to_numpy(zero_copy_only=False), dtype=str)
+    if pa.types.is_boolean(values.type):
+        return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), dtype=bool)
+    return pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
 
 
 def _version(result: Any) -> int | None:

@@ -17,10 +17,13 @@ def _clustered(rng: np.random.Generator, n: int, dims: int = 32) -> np.ndarray:
 
 def test_index_is_built_past_its_threshold_finds_new_rows_and_forgets_deleted_ones(tmp_path) -> None:
     rng = np.random.default_rng(4)
-    collection = VectorStore(tmp_path / "v").collection("t", "m", 32, ("user_id", "channel"))
+    collection = VectorStore(tmp_path / "v").collection("t", "m", 32, ("user_id", "channel", "archived"))
     vectors = _clustered(rng, 6000)
     keys = [f"k{i}" for i in range(6000)]
-    channels = [{"user_id": "u", "channel": "even" if i % 2 == 0 else "odd"} for i in range(6000)]
+    channels = [
+        {"user_id": "u", "channel": "even" if i % 2 == 0 else "odd", "archived": i % 20 == 0}
+        for i in range(6000)
+    ]
     collection.upsert(keys, vectors, channels)
     ann = AnnIndex(collection, min_rows=10_000, refresh_unindexed_rows=100)
     assert ann.plan() == "none"  # small collections stay with the in-memory copy
@@ -46,6 +49,14 @@ def test_index_is_built_past_its_threshold_finds_new_rows_and_forgets_deleted_on
                 [h.similarity for h in hits], [vectors[int(h.key[1:])] @ query for h in hits], atol=1e-4
             )
     assert found / wanted >= 0.85  # a hard toy set (coarse codes); the real figure is in the bench
+
+    # Terms nearly every row meets are checked after the search, the others before it.
+    not_archived = Filter((Eq("user_id", "u"), Eq("archived", False), Eq("channel", "even")))
+    assert ann.share(Eq("archived", False)) == 0.95 and ann.share(Eq("channel", "even")) == 0.5
+    for query in _clustered(rng, 10):
+        hits = ann.search(query, 10, not_archived)
+        assert len(hits) == 10
+        assert all(int(h.key[1:]) % 20 != 0 and int(h.key[1:]) % 2 == 0 for h in hits)
 
     fresh = _clustered(rng, 150)
     collection.upsert([f"n{i}" for i in range(150)], fresh, [{"user_id": "u", "channel": "odd"}] * 150)
