@@ -6,6 +6,7 @@ built from real model vectors of a 3,000-message sample, reused with small noise
 
     python tests/benchmarks/bench_search.py [--sizes 10000,100000] [--embedder local|hashing]
         [--corpus synthetic|locomo] [--workdir DIR] [--build auto|ingest|bulk] [--recall N]
+        [--baseline SIZE]
 
 From 200k messages (`--build auto`) the LoCoMo corpus is written in bulk (`scale_corpus.py`:
 minutes for 1M) instead of through the ingest path, and the background job's vector index is
@@ -13,7 +14,9 @@ built and timed. Each size then reports: latency without and with filters (platf
 a two-year date range, a person), the vector leg alone on the index and on LanceDB's flat scan
 (the path above 300k before the index: the in-process baseline), Recall@10 of the vector leg
 against exact NumPy scores over every stored vector (`--recall` queries), disk per message, and
-the process's RSS.
+the process's RSS. `--baseline 100000` also searches a bulk-built 100k archive (the in-memory
+path) with the same queries interleaved, so a loaded machine slows both alike: the ratio is the
+figure to compare with quiet-machine runs at 100k.
 
 `--corpus synthetic` (the default) is a worst case for keyword search: ~150 distinct words, so
 every query word matches 10-20 % of all messages. `--corpus locomo` grows the corpus from
@@ -93,7 +96,9 @@ def corpus(name: str, size: int) -> tuple[list[RawMessage], list[str]]:
     return synthetic.messages(size, seed=size), queries
 
 
-def run(size: int, provider: str, corpus_name: str, workdir: Path | None, build: str, recall: int) -> None:
+def run(
+    size: int, provider: str, corpus_name: str, workdir: Path | None, build: str, recall: int, baseline: int
+) -> None:
     bulk = build == "bulk" or (build == "auto" and size >= BULK_FROM and corpus_name == "locomo")
     data_dir = workdir / f"{corpus_name}{'-bulk' if bulk else ''}-{size}" if workdir else None
     reuse = data_dir is not None and (data_dir / "strata.sqlite3").exists()
@@ -136,19 +141,37 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, build:
         SearchFilters(since=newest - 2 * 365 * 86_400_000),
         SearchFilters(persons=("Caroline",)),
     ]
-    for q in queries[:10]:
-        services.memory.search(q + " warmup", limit=10)
+    for n, q in enumerate(queries[:12]):
+        services.memory.search(q + " warmup", [SearchFilters(), *filtered][n % 5], limit=10)
+    base = _baseline(baseline, real, workdir) if baseline else None
     for label, filters in [("no filter", [SearchFilters()]), ("filters", filtered)]:
-        latencies = []
+        latencies, cpu, base_latencies = [], [], []
         for n, q in enumerate(queries):
-            started = time.perf_counter()
+            if base is not None:  # interleaved, so both see the same machine load
+                started = time.perf_counter()
+                base.memory.search(q, filters[n % len(filters)], limit=10)
+                base_latencies.append((time.perf_counter() - started) * 1000)
+            started, cpu_started = time.perf_counter(), time.process_time()
             services.memory.search(q, filters[n % len(filters)], limit=10)
             latencies.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - cpu_started) * 1000)
         print(
             f"[{size}, {corpus_name}, {label}] {len(latencies)} queries: "
             f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
-            f"max {max(latencies):.1f} ms, load {os.getloadavg()[0]:.1f}"
+            f"max {max(latencies):.1f} ms, CPU p50 {statistics.median(cpu):.1f} ms, "
+            f"load {os.getloadavg()[0]:.1f}"
         )
+        if base_latencies:
+            ratio50 = statistics.median(latencies) / statistics.median(base_latencies)
+            ratio95 = percentile(latencies, 0.95) / percentile(base_latencies, 0.95)
+            print(
+                f"  baseline {baseline:,} (in-memory copy) same queries interleaved: "
+                f"p50 {statistics.median(base_latencies):.1f} ms, "
+                f"p95 {percentile(base_latencies, 0.95):.1f} ms; "
+                f"ratio {ratio50:.2f}x p50, {ratio95:.2f}x p95"
+            )
+    if base is not None:
+        base.close()
     print(f"[{size}] RSS after the queries {_rss_mb():.0f} MB")
     copy = services.processor.corpus.matrix().memory_bytes()
     print(
@@ -159,6 +182,21 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, build:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"[{size}] RSS {_rss_mb():.0f} MB (peak {peak:.0f} MB, the recall check's exact copy included)")
     services.close()
+
+
+def _baseline(size: int, real: Embedder, workdir: Path | None) -> Any:
+    """A bulk-built archive of `size` messages (reused from `workdir`), searched beside the main one."""
+    data_dir = (workdir or Path(tempfile.mkdtemp(prefix="strata-bench-baseline-"))) / f"locomo-bulk-{size}"
+    reuse = (data_dir / "strata.sqlite3").exists()
+    settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="local"))
+    services = build_services(settings, embedder=real)
+    if not reuse:
+        scale_corpus.build(
+            services, size, scale_corpus.pool_vectors(real, workdir), progress=lambda line: None
+        )
+    for q in locomo_corpus.queries(10):
+        services.memory.search(q + " warmup", limit=10)
+    return services
 
 
 def _vector_leg(
@@ -262,12 +300,15 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="keep and reuse built indexes here")
     parser.add_argument("--build", default="auto", choices=["auto", "ingest", "bulk"])
     parser.add_argument("--recall", type=int, default=50, help="queries for Recall@10 (0: skip)")
+    parser.add_argument(
+        "--baseline", type=int, default=0, help="also search a bulk-built archive of this size, interleaved"
+    )
     args = parser.parse_args()
     if args.corpus == "locomo" and not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
         return 0
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.embedder, args.corpus, args.workdir, args.build, args.recall)
+        run(size, args.embedder, args.corpus, args.workdir, args.build, args.recall, args.baseline)
     return 0
 
 
