@@ -163,6 +163,7 @@ class VectorCollection:
         nprobes: int | None = None,
         refine_factor: int | None = None,
         after: Filter | None = None,
+        exact: bool = False,
     ) -> list[VectorHit]:
         """LanceDB's own prefiltered search; the typed filter is compiled here, never by callers.
 
@@ -170,11 +171,14 @@ class VectorCollection:
         `nprobes` partitions and re-scores `refine_factor` × `limit` candidates from the stored
         vectors, and rows the index does not cover yet are scanned in full beside it. `after`
         terms are checked on the rows found instead of before the search (for terms nearly every
-        row meets, where a prefilter costs more than it saves); fewer than `limit` may remain."""
+        row meets, where a prefilter costs more than it saves); fewer than `limit` may remain.
+        `exact` skips the index (for a narrow prefilter, whose few rows are scanned in full)."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
-        if nprobes is not None:
+        if exact:
+            query = query.bypass_vector_index()
+        if nprobes is not None and not exact:
             query = query.nprobes(nprobes)
-        if refine_factor is not None:
+        if refine_factor is not None and not exact:
             query = query.refine_factor(refine_factor)
         expression = to_lance(where) if where is not None else None
         if expression:

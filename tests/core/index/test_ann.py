@@ -58,6 +58,13 @@ def test_index_is_built_past_its_threshold_finds_new_rows_and_forgets_deleted_on
         assert len(hits) == 10
         assert all(int(h.key[1:]) % 20 != 0 and int(h.key[1:]) % 2 == 0 for h in hits)
 
+    # A narrow prefilter (here: at most 30,000 rows) is answered exactly, past the index.
+    odd = Filter((Eq("channel", "odd"),))
+    for query in _clustered(rng, 10):
+        exact = vectors @ query
+        exact[np.arange(6000) % 2 == 0] = -np.inf
+        assert [h.key for h in ann.search(query, 10, odd)] == [keys[i] for i in np.argsort(-exact)[:10]]
+
     fresh = _clustered(rng, 150)
     collection.upsert([f"n{i}" for i in range(150)], fresh, [{"user_id": "u", "channel": "odd"}] * 150)
     assert ann.status().unindexed_rows == 150
