@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.core.index import maintenance
+from app.core.index.ann import AnnWork
 from app.core.index.corpus import Corpus
 from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import IndexSource, KindReport, Progress
@@ -17,6 +18,7 @@ from app.core.storage.db import Database
 log = logging.getLogger(__name__)
 
 REPAIR_JOB_ID = "index-repair"
+VECTOR_INDEX_JOB_ID = "index-vectors"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,26 @@ class IndexService:
         self.leases.clear_expired()
         return reports
 
+    def maintain_vector_indexes(self) -> dict[str, AnnWork]:
+        """Build or refresh each kind's approximate vector index where its size calls for one.
+
+        One process at a time per kind: the work runs under a writer lease of its own
+        (`vector-index:<kind>`), and a process that finds another's live lease leaves it be."""
+        done: dict[str, AnnWork] = {}
+        for k in self.kinds:
+            ann = k.corpus.ann()
+            if ann.plan() == "none":
+                continue
+            lease = f"vector-index:{k.corpus.kind}"
+            if self.leases.live(lease):
+                continue
+            with self.leases.hold(lease):
+                if len(self.leases.live(lease)) > 1:
+                    continue  # another process started at the same moment; it does the work
+                done[k.name] = work = ann.maintain()
+            log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
+        return done
+
     # -- background ---------------------------------------------------------------------------
     def run_repair_job(self) -> None:
         """The scheduler's repair: off every request path, logged, never raising into the scheduler."""
@@ -67,7 +89,14 @@ class IndexService:
         except Exception:
             log.exception("index repair failed; the next run retries")
 
-    def schedule(self, scheduler: Any, *, minutes: int = 30) -> None:
+    def run_vector_index_job(self) -> None:
+        """The scheduler's vector-index upkeep: off every request path, never raising."""
+        try:
+            self.maintain_vector_indexes()
+        except Exception:
+            log.exception("vector index upkeep failed; the next run retries")
+
+    def schedule(self, scheduler: Any, *, minutes: int = 30, index_minutes: int = 10) -> None:
         """Repair once right after start-up (in the background), then every `minutes`."""
         self._job = scheduler.add_job(
             self.run_repair_job,
@@ -79,4 +108,15 @@ class IndexService:
             coalesce=True,
             # A few seconds after start-up, so opening the app never waits for it.
             next_run_time=datetime.now(UTC) + timedelta(seconds=5),
+        )
+        # Checking costs a few metadata reads; building runs only past the size threshold.
+        scheduler.add_job(
+            self.run_vector_index_job,
+            "interval",
+            minutes=index_minutes,
+            id=VECTOR_INDEX_JOB_ID,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            next_run_time=datetime.now(UTC) + timedelta(seconds=60),
         )

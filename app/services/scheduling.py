@@ -1,9 +1,9 @@
 """Background jobs for whichever process hosts the scheduler (the desktop app, or `serve` headless).
 
 This module is the one list of periodic work, so both hosts run the same jobs: forgetting cycles,
-connector syncs (plus live gateway listeners), insight generation, the memory-files refresh and the
+connector syncs (plus live gateway listeners), insight generation, the memory-files refresh, the
 index repair (the only automatic repair: opening the data dir never does it, so read commands stay
-fast).
+fast) and the upkeep of large archives' approximate vector indexes.
 """
 
 from __future__ import annotations

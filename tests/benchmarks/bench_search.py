@@ -1,11 +1,22 @@
-"""Search latency p50/p95 (query embedding included, warm) at 10k and 100k messages.
+"""Search latency p50/p95 (query embedding included, warm) from 10k to 1M messages.
 
 Embedding 100k messages with the local model takes ~20 minutes on 2 cores, so the index is
 built from real model vectors of a 3,000-message sample, reused with small noise for the rest
 (`RecycledEmbedder`); queries are embedded by the real model inside the timed call.
 
     python tests/benchmarks/bench_search.py [--sizes 10000,100000] [--embedder local|hashing]
-        [--corpus synthetic|locomo] [--workdir DIR] [--compare FIELD=VALUE]
+        [--corpus synthetic|locomo] [--workdir DIR] [--build auto|ingest|bulk] [--recall N]
+        [--baseline SIZE] [--compare FIELD=VALUE]
+
+From 200k messages (`--build auto`) the LoCoMo corpus is written in bulk (`scale_corpus.py`:
+minutes for 1M) instead of through the ingest path, and the background job's vector index is
+built and timed. Each size then reports: latency without and with filters (platform, channel,
+a two-year date range, a person), the vector leg alone on the index and on LanceDB's flat scan
+(the path above 300k before the index: the in-process baseline), Recall@10 of the vector leg
+against exact NumPy scores over every stored vector (`--recall` queries), disk per message, and
+the process's RSS. `--baseline 100000` also searches a bulk-built 100k archive (the in-memory
+path) with the same queries interleaved, so a loaded machine slows both alike: the ratio is the
+figure to compare with quiet-machine runs at 100k.
 
 `--corpus synthetic` (the default) is a worst case for keyword search: ~150 distinct words, so
 every query word matches 10-20 % of all messages. `--corpus locomo` grows the corpus from
@@ -21,6 +32,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -28,17 +40,22 @@ import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.bootstrap import build_services
-from app.core.domain import RawMessage
+from app.core.domain import RawMessage, SearchFilters
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
+from app.core.index.filters import Filter
+from app.core.search.messages import MessageQuery, message_filter
 from app.core.settings import EmbeddingSettings, Settings
-from tests.benchmarks import locomo_corpus, locomo_data, synthetic
+from tests.benchmarks import locomo_corpus, locomo_data, scale_corpus, synthetic
+
+BULK_FROM = 200_000
 
 
 class RecycledEmbedder:
@@ -83,19 +100,36 @@ def corpus(name: str, size: int) -> tuple[list[RawMessage], list[str]]:
     return synthetic.messages(size, seed=size), queries
 
 
-def run(size: int, provider: str, corpus_name: str, workdir: Path | None, compare: str | None = None) -> None:
-    data_dir = workdir / f"{corpus_name}-{size}" if workdir else None
+def run(
+    size: int,
+    provider: str,
+    corpus_name: str,
+    workdir: Path | None,
+    build: str,
+    recall: int,
+    baseline: int,
+    compare: str | None = None,
+) -> None:
+    bulk = build == "bulk" or (build == "auto" and size >= BULK_FROM and corpus_name == "locomo")
+    data_dir = workdir / f"{corpus_name}{'-bulk' if bulk else ''}-{size}" if workdir else None
     reuse = data_dir is not None and (data_dir / "strata.sqlite3").exists()
     settings = Settings(
         data_dir=data_dir or Path(tempfile.mkdtemp(prefix=f"strata-bench-search-{size}-")),
         embedding=EmbeddingSettings(provider=provider),
     )
     real = build_embedder(settings.embedding)
-    batch, queries = corpus(corpus_name, size)
+    queries = locomo_corpus.queries(98) if bulk else corpus(corpus_name, size)[1]
+    print(f"[{size}] load average {os.getloadavg()[0]:.1f}")
     if reuse:
         services = build_services(settings, embedder=real)
         print(f"[{size}] reusing the index in {settings.data_dir}")
+    elif bulk:
+        services = build_services(settings, embedder=real)
+        pool = scale_corpus.pool_vectors(real, workdir)
+        seconds = scale_corpus.build(services, size, pool, progress=lambda line: print(line, flush=True))
+        print(f"[{size}] bulk-built {size:,} messages in {seconds:.0f}s")
     else:
+        batch = corpus(corpus_name, size)[0]
         embedder = RecycledEmbedder(real, [m.content for m in batch[:3000]])
         services = build_services(settings, embedder=embedder)
         started = time.perf_counter()
@@ -103,14 +137,176 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, compar
         services.memory.ingest(batch)
         services.processor.collection.optimize()
         print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
-    for q in queries[:10]:
-        services.memory.search(q + " warmup", limit=10)
-    searcher = services.memory.searcher
-    configs = {"default": searcher.config}
+    started = time.perf_counter()
+    work = services.index.maintain_vector_indexes()
+    for kind, done in work.items():
+        print(f"[{size}] vector index of {kind}: {done.action} in {time.perf_counter() - started:.0f}s")
+    status = services.processor.corpus.ann().status()
+    print(f"[{size}] vector index: {status.to_dict()}")
+    _disk(settings.data_dir, size)
+
+    newest = _newest_timestamp(services)
+    filtered = [
+        SearchFilters(platforms=("slack",)),
+        SearchFilters(channels=("group-3", "team-7")),
+        SearchFilters(since=newest - 2 * 365 * 86_400_000),
+        SearchFilters(persons=("Caroline",)),
+    ]
+    for n, q in enumerate(queries[:12]):
+        services.memory.search(q + " warmup", [SearchFilters(), *filtered][n % 5], limit=10)
+    base = _baseline(baseline, real, workdir) if baseline else None
+    for label, filters in [("no filter", [SearchFilters()]), ("filters", filtered)]:
+        latencies, cpu, base_latencies = [], [], []
+        for n, q in enumerate(queries):
+            if base is not None:  # interleaved, so both see the same machine load
+                started = time.perf_counter()
+                base.memory.search(q, filters[n % len(filters)], limit=10)
+                base_latencies.append((time.perf_counter() - started) * 1000)
+            started, cpu_started = time.perf_counter(), time.process_time()
+            services.memory.search(q, filters[n % len(filters)], limit=10)
+            latencies.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - cpu_started) * 1000)
+        print(
+            f"[{size}, {corpus_name}, {label}] {len(latencies)} queries: "
+            f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
+            f"max {max(latencies):.1f} ms, CPU p50 {statistics.median(cpu):.1f} ms, "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
+        if base_latencies:
+            ratio50 = statistics.median(latencies) / statistics.median(base_latencies)
+            ratio95 = percentile(latencies, 0.95) / percentile(base_latencies, 0.95)
+            print(
+                f"  baseline {baseline:,} (in-memory copy) same queries interleaved: "
+                f"p50 {statistics.median(base_latencies):.1f} ms, "
+                f"p95 {percentile(base_latencies, 0.95):.1f} ms; "
+                f"ratio {ratio50:.2f}x p50, {ratio95:.2f}x p95"
+            )
+    if base is not None:
+        base.close()
+    print(f"[{size}] RSS after the queries {_rss_mb():.0f} MB")
+    copy = services.processor.corpus.matrix().memory_bytes()
+    print(
+        f"[{size}] in-memory vector copy: {copy / 2**20:.0f} MB"
+        + ("" if copy else " (not held: the index serves)")
+    )
+    _vector_leg(services, real, queries, filtered, recall)
     if compare:
-        name, _, value = compare.partition("=")
-        typed = type(getattr(searcher.config, name))(value)
-        configs[compare] = dataclasses.replace(searcher.config, **{name: typed})
+        _compare(services, queries, compare)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"[{size}] RSS {_rss_mb():.0f} MB (peak {peak:.0f} MB, the recall check's exact copy included)")
+    services.close()
+
+
+def _baseline(size: int, real: Embedder, workdir: Path | None) -> Any:
+    """A bulk-built archive of `size` messages (reused from `workdir`), searched beside the main one."""
+    data_dir = (workdir or Path(tempfile.mkdtemp(prefix="strata-bench-baseline-"))) / f"locomo-bulk-{size}"
+    reuse = (data_dir / "strata.sqlite3").exists()
+    settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="local"))
+    services = build_services(settings, embedder=real)
+    if not reuse:
+        scale_corpus.build(
+            services, size, scale_corpus.pool_vectors(real, workdir), progress=lambda line: None
+        )
+    for q in locomo_corpus.queries(10):
+        services.memory.search(q + " warmup", limit=10)
+    return services
+
+
+def _vector_leg(
+    services: Any, real: Embedder, queries: list[str], filtered: list[SearchFilters], recall: int
+) -> None:
+    """The vector leg alone: the serving path, LanceDB's flat scan, and Recall@10 against exact."""
+    corpus = services.processor.corpus
+    collection = corpus.collection
+    vectors = [real.embed_query(q) for q in queries]
+    wheres = [
+        message_filter(MessageQuery(q, f, 10, "local")) for q, f in zip(queries, filtered * 50, strict=False)
+    ]
+    plain = message_filter(MessageQuery("", SearchFilters(), 10, "local"))
+
+    def timed(leg, count: int) -> list[float]:
+        out = []
+        for n, v in enumerate(vectors[:count]):
+            started = time.perf_counter()
+            leg(v, plain if n % 2 == 0 else wheres[n])
+            out.append((time.perf_counter() - started) * 1000)
+        return out
+
+    served = timed(lambda v, w: corpus.vector_leg(v, 30, w), len(vectors))
+    flat = timed(lambda v, w: _flat(collection, v, 30, w), 10)
+    print(
+        f"  vector leg (pool 30, half filtered): serving path p50 {statistics.median(served):.1f} ms "
+        f"p95 {percentile(served, 0.95):.1f} ms; LanceDB flat scan p50 {statistics.median(flat):.1f} ms "
+        f"(in-process ratio {statistics.median(flat) / statistics.median(served):.1f}x)"
+    )
+    if recall <= 0:
+        return
+    data = collection.table.to_arrow()
+    keys = data.column("key").to_numpy(zero_copy_only=False)
+    matrix = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32).reshape(
+        len(data), -1
+    )
+    columns = {c: _as_numpy(data.column(c)) for c in collection.columns}
+    del data
+    from app.core.index.filters import to_mask
+
+    for label, pick in (("no filter", lambda n: plain), ("filters", lambda n: wheres[n])):
+        found = 0
+        for n, v in enumerate(vectors[:recall]):
+            scores = matrix @ v
+            scores[~to_mask(pick(n), columns, len(keys))] = -np.inf
+            want = set(keys[np.argpartition(-scores, 10)[:10]])
+            got = {h.key for h in corpus.vector_leg(v, 10, pick(n))}
+            found += len(want & got)
+        share = found / (10 * min(recall, len(vectors)))
+        print(f"  Recall@10 of the vector leg (asked for 10) against exact, {label}: {share:.3f}")
+
+
+def _flat(collection, vector: np.ndarray, limit: int, where: Filter) -> None:
+    from app.core.index.filters import to_lance
+
+    query = collection.table.search(vector).distance_type("cosine").limit(limit).bypass_vector_index()
+    expression = to_lance(where)
+    if expression:
+        query = query.where(expression, prefilter=True)
+    query.select(["key", "_distance"]).to_list()
+
+
+def _as_numpy(values) -> np.ndarray:
+    from app.core.storage.vector_cache import _column
+
+    return _column(values)
+
+
+def _newest_timestamp(services) -> int:
+    from sqlalchemy import text
+
+    with services.db.read() as session:
+        return int(session.execute(text("SELECT max(timestamp) FROM raw_messages")).scalar_one() or 0)
+
+
+def _disk(data_dir: Path, size: int) -> None:
+    def du(path: Path) -> int:
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+    total = du(data_dir)
+    vectors = du(data_dir / "vectors.lance")
+    print(
+        f"  disk: {total / 2**20:.0f} MB in all, {total / size / 1024:.2f} KB a message "
+        f"(vectors and their indexes {vectors / size / 1024:.2f} KB, SQLite and the rest "
+        f"{(total - vectors) / size / 1024:.2f} KB)"
+    )
+
+
+def _compare(services: Any, queries: Sequence[str], compare: str) -> None:
+    """Time the default SearchConfig against FIELD=VALUE, query by query in this process."""
+    searcher = services.memory.searcher
+    default = searcher.config
+    name, _, value = compare.partition("=")
+    configs = {
+        "default": default,
+        compare: dataclasses.replace(default, **{name: type(getattr(default, name))(value)}),
+    }
     latencies: dict[str, list[float]] = {label: [] for label in configs}
     for q in queries:
         for label, config in configs.items():
@@ -120,20 +316,24 @@ def run(size: int, provider: str, corpus_name: str, workdir: Path | None, compar
             started = time.perf_counter()
             services.memory.search(text, limit=10)
             latencies[label].append((time.perf_counter() - started) * 1000)
-    load = os.getloadavg()[0]
+    searcher.config = default
     for label, values in latencies.items():
         print(
-            f"[{size}, {corpus_name}, {label}] {len(values)} queries: "
-            f"p50 {statistics.median(values):.1f} ms, "
-            f"p95 {percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms (load {load:.1f})"
+            f"  [{label}] p50 {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms "
+            f"(load {os.getloadavg()[0]:.1f})"
         )
-    if compare:
-        base, other = latencies["default"], latencies[compare]
-        print(
-            f"ratio default / {compare}: p50 {statistics.median(base) / statistics.median(other):.2f}, "
-            f"p95 {percentile(base, 0.95) / percentile(other, 0.95):.2f}"
-        )
-    services.close()
+    base, other = latencies["default"], latencies[compare]
+    print(
+        f"  ratio default / {compare}: p50 {statistics.median(base) / statistics.median(other):.2f}, "
+        f"p95 {percentile(base, 0.95) / percentile(other, 0.95):.2f}"
+    )
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def main() -> int:
@@ -142,13 +342,27 @@ def main() -> int:
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
     parser.add_argument("--corpus", default="synthetic", choices=["synthetic", "locomo"])
     parser.add_argument("--workdir", type=Path, default=None, help="keep and reuse built indexes here")
+    parser.add_argument("--build", default="auto", choices=["auto", "ingest", "bulk"])
+    parser.add_argument("--recall", type=int, default=50, help="queries for Recall@10 (0: skip)")
+    parser.add_argument(
+        "--baseline", type=int, default=0, help="also search a bulk-built archive of this size, interleaved"
+    )
     parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE of SearchConfig")
     args = parser.parse_args()
     if args.corpus == "locomo" and not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
         return 0
     for size in (int(s) for s in args.sizes.split(",")):
-        run(size, args.embedder, args.corpus, args.workdir, args.compare)
+        run(
+            size,
+            args.embedder,
+            args.corpus,
+            args.workdir,
+            args.build,
+            args.recall,
+            args.baseline,
+            args.compare,
+        )
     return 0
 
 

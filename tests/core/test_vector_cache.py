@@ -94,7 +94,7 @@ def test_cache_with_projection_answers_like_the_full_scan(services: Services) ->
             b = full.search(vector, 10, lambda c, q=query: _mask(c, q))
             assert a is not None and b is not None
             assert np.allclose([h.similarity for h in a], [h.similarity for h in b], atol=1e-5)
-    assert projected._projection is not None
+    assert projected._rows is not None and projected._rows.basis is not None
 
 
 def test_own_writes_show_at_once_and_other_writers_commits_catch_up_in_the_background(tmp_path) -> None:

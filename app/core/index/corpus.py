@@ -4,8 +4,8 @@ SQLite rows stay the source of truth and belong to the feature that owns the kin
 owns how they are indexed. Writes: keyword entries inside the caller's transaction (so a row
 and its text commit together), vectors after the commit (they can always be rebuilt from
 SQLite, never the other way round), prefilter columns updated in place. Reads: a vector leg
-over the in-memory exact copy (LanceDB's scan above its size limit) and a BM25 leg, both under
-one typed filter, returned as ranked evidence for the one fusion function.
+over the in-memory exact copy (LanceDB's approximate index above its size limit, `ann.py`)
+and a BM25 leg, both under one typed filter, returned as ranked evidence for the one fusion function.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from app.core.embeddings.base import Embedder
+from app.core.index.ann import AnnIndex
 from app.core.index.filters import Filter, to_mask, to_sql
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import LegHit, ranked
@@ -70,8 +71,9 @@ class Corpus:
         self.embedder = embedder
         self.keywords = keywords
         self.leases = leases
-        self._max_cached_rows = max_cached_rows
+        self.max_cached_rows = max_cached_rows  # rows above which LanceDB's index serves
         self._caches: dict[str, VectorMatrixCache] = {}
+        self._indexes: dict[str, AnnIndex] = {}
 
     @property
     def kind(self) -> str:
@@ -89,9 +91,18 @@ class Corpus:
         collection = collection or self.collection
         cache = self._caches.get(collection.name)
         if cache is None:
-            cache = VectorMatrixCache(collection, max_rows=self._max_cached_rows)
+            cache = VectorMatrixCache(collection, max_rows=self.max_cached_rows)
             self._caches[collection.name] = cache
         return cache
+
+    def ann(self, collection: VectorCollection | None = None) -> AnnIndex:
+        """The approximate index of a collection (built by a background job past its size)."""
+        collection = collection or self.collection
+        index = self._indexes.get(collection.name)
+        if index is None:
+            index = AnnIndex(collection)
+            self._indexes[collection.name] = index
+        return index
 
     # -- writes -------------------------------------------------------------------------------
     def writing(self) -> AbstractContextManager[None]:
@@ -135,8 +146,8 @@ class Corpus:
         hits = matrix.search(
             vector, pool, lambda columns: to_mask(where, columns, len(matrix_keys(columns))), mask_key=where
         )
-        if hits is None:  # too many rows to hold in memory: let LanceDB scan
-            hits = matrix.collection.search(vector, pool, where)
+        if hits is None:  # too many rows to hold in memory: LanceDB's approximate index answers
+            hits = self.ann(matrix.collection).search(vector, pool, where)
         return ranked([(h.key, h.similarity) for h in hits])
 
     def keyword_leg(

@@ -55,7 +55,7 @@ class ConversationWindows:
     def _current(self, snap: MatrixView) -> _Layout:
         with self._lock:
             layout = self._layout
-        if layout is not None and layout.version == snap.version and layout.keys is snap.keys:
+        if layout is not None and layout.version == snap.version:
             return layout
         cols = snap.columns
         order = np.lexsort((cols["timestamp"], cols["channel"], cols["platform"], cols["user_id"]))
@@ -71,7 +71,7 @@ class ConversationWindows:
         layout = _Layout(
             version=snap.version,
             keys=snap.keys,
-            row_of={str(k): i for i, k in enumerate(snap.keys)},
+            row_of={str(k): i for i, k in enumerate(snap.keys) if snap.alive is None or snap.alive[i]},
             rank=rank,
             order=order,
             group=np.cumsum(boundary),
@@ -106,6 +106,8 @@ class ConversationWindows:
         positions = np.clip(positions, 0, len(layout.order) - 1)
         others = layout.order[positions]
         valid = inside & (layout.group[positions] == layout.group[centre][:, None])
+        if snap.alive is not None:  # rows deleted since the copy was loaded
+            valid &= snap.alive[others]
         archived = snap.columns.get("archived")
         if archived is not None:
             # Archived turns keep no text, only their summary: not part of the window.

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from sqlalchemy import select
 
 from app.core.access import AccessTracker
@@ -126,9 +127,11 @@ class MessageSearcher:
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
-        keyword_future = self._keyword_pool.submit(self._keyword_candidates, query, where, pool)
+        keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
         vector = self.embedder.embed_query(query.text)
-        legs = Legs(vector=self.corpus.vector_leg(vector, pool, where), keyword=keyword_future.result())
+        vector_hits = self.corpus.vector_leg(vector, pool, where)
+        keyword_hits, keyword_vectors = keyword_future.result()
+        legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
@@ -141,6 +144,10 @@ class MessageSearcher:
         matrix = self.corpus.matrix()
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
+        if own is None and keyword_vectors:
+            # No in-memory copy (a large archive): keyword candidates' cosines from their vectors.
+            q = vector.astype(np.float32)
+            own = CandidateContext({k: float(v @ q) for k, v in keyword_vectors.items()}, {}, {})
 
         fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
 
@@ -172,6 +179,17 @@ class MessageSearcher:
             loose=query.loose,
             to_hit=_hit,
         )
+
+    def _keyword_and_vectors(
+        self, query: MessageQuery, where: Filter, pool: int
+    ) -> tuple[tuple[LegHit, ...], dict[str, np.ndarray] | None]:
+        """The keyword leg and, on archives too large for the in-memory copy, the stored vectors
+        of its hits, read from LanceDB on this worker while the query is embedded and the vector
+        leg runs (keyword-only candidates get a cosine either way)."""
+        hits = self._keyword_candidates(query, where, pool)
+        if not hits or self.corpus.matrix().view() is not None:
+            return hits, None
+        return hits, self.corpus.collection.vectors_of([h.key for h in hits])
 
     def _keyword_candidates(self, query: MessageQuery, where: Filter, pool: int) -> tuple[LegHit, ...]:
         with self.db.read() as session:

@@ -2,12 +2,12 @@
 
 LanceDB costs 15-30 ms per query at 10k rows and ~230 ms at 100k (flat scan with a prefilter,
 measured on 2 cores), while one NumPy matrix product over the same 100k × 384 vectors takes a
-few milliseconds. The copy is reloaded whenever the table's version changes; collections above
-`max_rows` fall back to LanceDB. After this process's own writes the reload happens before the
-next search (read your writes). After another process's commit (an import running beside the
-app) the search answers from the current copy while one background reload catches up, so a
-query never waits for a reload that another process's write caused: the copy lags such a
-commit by one reload at most.
+few milliseconds. The copy is loaded once; after that it follows this process's own writes in
+place (the collection tells it each upsert, update and delete: `vector_rows.Rows`), so a commit
+never costs a reload. Another process's commit (an import running beside the app) is caught up
+by one background reload while searches answer from the current copy, so a query never waits
+for a reload that another process's write caused. Collections above `max_rows` are not held:
+search goes to LanceDB (its approximate index, see `app/core/index/ann.py`).
 
 At 100k rows the product still reads 150 MB per query. Large copies therefore also keep each
 vector projected on the collection's top principal axes: a scan of the projections plus a
@@ -15,7 +15,7 @@ bound on what the remaining axes can add rules out almost every row, and only th
 bound cannot rule out are scored in full, so the answer is exactly the full scan's.
 
 Asking LanceDB for the table's latest version reads its manifest from disk, so the copy asks at
-most every `FOREIGN_CHECK_S` unless this process wrote in between.
+most every `FOREIGN_CHECK_S`.
 """
 
 from __future__ import annotations
@@ -28,57 +28,34 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from app.core.storage.vectors import VectorCollection, VectorHit
+from app.core.storage.vector_rows import Projection, Rows
+from app.core.storage.vectors import Change, VectorCollection, VectorHit
+from app.core.storage.vectors import arrow_column as _column
+
+__all__ = ["DEFAULT_MAX_ROWS", "MatrixView", "Projection", "VectorMatrixCache"]
 
 log = logging.getLogger(__name__)
+# Above this many rows the copy is not held (memory: 384 floats a row); the ANN index serves.
 DEFAULT_MAX_ROWS = 300_000
 # Below this many rows the full product costs ~1 ms; projections would not pay for themselves.
 PROJECT_MIN_ROWS = 20_000
 PROJECTED_DIMENSIONS = 128  # 2 % of 100k rows left to score in full (docs/benchmarks.md)
-_BASIS_SAMPLE = 20_000
 _MAX_MASKS = 64
-# How often a search asks LanceDB whether another process committed (own writes: always).
+# How often a search asks LanceDB whether another process committed.
 FOREIGN_CHECK_S = 0.25
 Mask = Callable[[dict[str, np.ndarray]], np.ndarray]
 
 
 @dataclass(frozen=True, slots=True)
-class Projection:
-    basis: np.ndarray  # dims × d, orthonormal columns
-    rows: np.ndarray  # n × d, every vector on the basis
-    residuals: np.ndarray  # n, the length of what the basis leaves out of each vector
-
-    @classmethod
-    def of(cls, matrix: np.ndarray, dimensions: int) -> Projection:
-        rng = np.random.default_rng(0)
-        sample = matrix[rng.choice(len(matrix), min(_BASIS_SAMPLE, len(matrix)), replace=False)]
-        _, vectors = np.linalg.eigh(sample.T @ sample)
-        basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
-        rows = matrix @ basis
-        residuals = np.sqrt(np.maximum(0.0, (matrix * matrix).sum(axis=1) - (rows * rows).sum(axis=1)))
-        return cls(basis, rows, residuals.astype(np.float32))
-
-
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
-    local_writes: int
-    keys: Any = None
-    matrix: np.ndarray | None = None
-    columns: dict[str, np.ndarray] | None = None
-    projection: Projection | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class MatrixView:
-    """A read-only view of the current copy; a new table version yields a new view."""
+    """A read-only view of the current copy; any change to the copy yields a new `version`."""
 
     version: Any
     keys: np.ndarray
     matrix: np.ndarray
     columns: dict[str, np.ndarray]
+    alive: np.ndarray | None = None  # False for rows deleted since the last full load
 
 
 class VectorMatrixCache:
@@ -95,61 +72,97 @@ class VectorMatrixCache:
         self.project_min_rows = project_min_rows
         self.projected_dimensions = projected_dimensions
         self._lock = threading.Lock()
-        self._version: Any = None
-        self._keys = np.array([], dtype=object)
-        self._matrix = np.zeros((0, collection.dimensions), dtype=np.float32)
-        self._columns: dict[str, np.ndarray] = {}
-        self._projection: Projection | None = None
-        self._masks: dict[Hashable, np.ndarray] = {}
-        self._local_writes = -1  # the collection's own-write counter the copy reflects
+        self._version: Any = None  # the table version the copy reflects
+        self._rows: Rows | None = None
+        self._generation = 0  # bumps on every change to the copy (views and masks key on it)
+        self._columns_changed = 0  # generation of the last in-place column change
+        self._masks: dict[Hashable, tuple[int, int, np.ndarray]] = {}
         self._fits = True
         self._reloading = False
         self._checked_at = 0.0
+        self.reloads = 0  # whole loads from LanceDB (a test counts them)
+        collection.listen(self._follow)
 
+    # -- keeping the copy current ------------------------------------------------------------
     def _refresh(self) -> bool:
         """Make the copy current (see the module docstring); False when it is too large to hold."""
         now = time.monotonic()
-        own_write = self._local_writes != self.collection.local_writes
-        if self._version is not None and not own_write and now - self._checked_at < FOREIGN_CHECK_S:
+        if self._version is not None and now - self._checked_at < FOREIGN_CHECK_S:
             # Asking LanceDB for the latest version reads the manifest from disk (several ms on
-            # a busy machine, and a search asks twice); other processes' commits can wait a moment.
+            # a busy machine); other processes' commits can wait a moment.
             return self._fits
         self._checked_at = now
         table = self.collection.table
         version = table.version
         if version == self._version:
             return self._fits
-        if self._version is not None and self._fits and self._local_writes == self.collection.local_writes:
+        if self._version is not None and self._fits:
             # Another process committed: answer from the current copy, catch up in the background.
             if not self._reloading:
                 self._reloading = True
                 threading.Thread(target=self._background_reload, daemon=True, name="strata-vcache").start()
             return True
-        return self._load(table, version)
+        self._install(self._prepare(table), version)
+        return self._fits
+
+    def _follow(self, change: Change) -> None:
+        """Apply one of this process's writes to the copy in place (called by the collection)."""
+        with self._lock:
+            rows = self._rows
+            if rows is None:
+                return  # nothing held (never loaded, or too large): a later search loads what it needs
+            if change.op == "upsert" and change.vectors is not None:
+                rows.upsert(change.keys, change.vectors, change.rows)
+                if rows.live > self.max_rows:
+                    self._drop()  # grew past what the copy holds: LanceDB's index takes over
+                    return
+                if (
+                    rows.basis is None
+                    and rows.live >= max(1, self.project_min_rows)
+                    and self.collection.dimensions > self.projected_dimensions
+                ):
+                    rows.start_projection(self.projected_dimensions)
+            elif change.op == "update" and change.values is not None:
+                rows.update(change.keys, change.values)
+                self._columns_changed = self._generation + 1
+            elif change.op == "delete":
+                rows.delete(change.keys)
+                smaller = rows.compacted()
+                if smaller is not None:
+                    self._rows = smaller
+            if change.op == "maintain":
+                # Rows unchanged; only trust it if no other process committed in between.
+                if change.before == self._version and self.collection.count() == rows.live:
+                    self._version = change.version
+                return
+            self._generation += 1
+            if self._version is not None and change.version == self._version + 1:
+                self._version = change.version
+            # Otherwise another process committed in between: the next search's refresh sees an
+            # unknown version and reloads in the background.
+
+    def _drop(self) -> None:
+        self._rows, self._fits, self._masks = None, False, {}
+        self._generation += 1
 
     def _background_reload(self) -> None:
         try:
             table = self.collection.table
             version = table.version
-            snapshot = self._prepare(table)  # the slow part, outside the lock: searches go on
+            prepared = self._prepare(table)  # the slow part, outside the lock: searches go on
             with self._lock:
-                # A newer copy may have been installed meanwhile (own write): never go back.
+                # A newer copy may have been installed meanwhile: never go back.
                 if self._version is None or version > self._version:
-                    self._install(snapshot, version)
+                    self._install(prepared, version)
         except Exception:  # the next search retries; a failed reload must not kill the app
             log.warning("background reload of %s failed", self.collection.name, exc_info=True)
         finally:
             self._reloading = False
 
-    def _load(self, table: Any, version: Any) -> bool:
-        self._install(self._prepare(table), version)
-        return self._fits
-
-    def _prepare(self, table: Any) -> _Snapshot:
-        """The table's rows as matrix, keys, columns and projection (None when too many to hold)."""
-        writes = self.collection.local_writes
+    def _prepare(self, table: Any) -> Rows | None:
+        """The table's rows with their projection (None when too many to hold)."""
         if table.count_rows() > self.max_rows:
-            return _Snapshot(writes)
+            return None
         data = table.to_arrow()
         vectors = data.column("vector").combine_chunks()
         matrix = np.asarray(vectors.flatten(), dtype=np.float32).reshape(
@@ -161,60 +174,74 @@ class VectorMatrixCache:
             and self.collection.dimensions > self.projected_dimensions
             else None
         )
-        return _Snapshot(
-            writes,
-            keys=data.column("key").to_numpy(zero_copy_only=False),
-            matrix=matrix,
-            columns={c: _column(data.column(c)) for c in self.collection.columns},
-            projection=projection,
-        )
+        keys = data.column("key").to_numpy(zero_copy_only=False)
+        columns = {c: _column(data.column(c)) for c in self.collection.columns}
+        return Rows(keys, matrix, columns, projection)
 
-    def _install(self, snapshot: _Snapshot, version: Any) -> None:
-        self._local_writes, self._version = snapshot.local_writes, version
-        self._fits = snapshot.matrix is not None
-        if snapshot.matrix is None or snapshot.columns is None:
-            return
-        self._keys, self._matrix, self._columns = snapshot.keys, snapshot.matrix, snapshot.columns
-        self._projection = snapshot.projection
+    def _install(self, rows: Rows | None, version: Any) -> None:
+        self.reloads += 1
+        self._version = version
+        self._fits = rows is not None
+        self._rows = rows
         self._masks = {}
+        self._generation += 1
+        self._columns_changed = self._generation
 
+    def memory_bytes(self) -> int:
+        """Approximate memory the copy holds (0 when it holds nothing)."""
+        rows = self._rows
+        return rows.nbytes() if rows is not None else 0
+
+    # -- reading -----------------------------------------------------------------------------
     def view(self) -> MatrixView | None:
         """The copy the last search used (keys, unit vectors, prefilter columns), read-only; None
         when the collection is too large to hold or was never loaded. It does not ask LanceDB for
         the table version again (that round trip costs milliseconds): call right after `search`."""
         with self._lock:
-            if self._version is None or not self._fits:
+            if self._version is None or self._rows is None:
                 return None
-            return MatrixView(self._version, self._keys, self._matrix, self._columns)
+            v = self._rows.view()
+            version = (self.collection.name, self._generation)  # another collection: another layout
+            return MatrixView(version, v.keys, v.matrix, v.columns, v.alive if v.dead else None)
 
     def search(
         self, vector: np.ndarray, limit: int, mask: Mask, mask_key: Hashable | None = None
     ) -> list[VectorHit] | None:
         """Top `limit` rows by cosine similarity among those `mask` keeps; None = use LanceDB.
 
-        `mask_key` names the filter so its row mask is computed once per table version."""
+        `mask_key` names the filter so its row mask is computed once per change of the columns
+        (rows appended since are masked on their own and added to it)."""
         with self._lock:
-            if not self._refresh():
+            if not self._refresh() or self._rows is None:
                 return None
-            keys, matrix, columns, projection = self._keys, self._matrix, self._columns, self._projection
-            keep = self._masks.get(mask_key) if mask_key is not None else None
-        if len(keys) == 0:
+            view = self._rows.view()
+            cached = self._masks.get(mask_key) if mask_key is not None else None
+            columns_changed = self._columns_changed
+        size = len(view.keys)
+        if size == 0:
             return []
-        if keep is None:
-            keep = np.asarray(mask(columns), dtype=bool)
-            if mask_key is not None:
-                with self._lock:
-                    if self._matrix is matrix:
-                        if len(self._masks) >= _MAX_MASKS:
-                            self._masks.clear()
-                        self._masks[mask_key] = keep
+        if cached is not None and cached[0] == columns_changed and cached[1] <= size:
+            done = cached[1]
+            tail = {c: v[done:] for c, v in view.columns.items()}
+            appended = np.asarray(mask(tail), dtype=bool)
+            keep = cached[2] if done == size else np.concatenate([cached[2], appended])
+        else:
+            keep = np.asarray(mask(view.columns), dtype=bool)
+        if mask_key is not None and (cached is None or cached[1] != size or cached[0] != columns_changed):
+            with self._lock:
+                if len(self._masks) >= _MAX_MASKS:
+                    self._masks.clear()
+                self._masks[mask_key] = (columns_changed, size, keep)
+        if view.dead:
+            keep = keep & view.alive
         count = int(keep.sum())
         if count == 0:
             return []
         query = vector.astype(np.float32)
         k = min(limit, count)
-        if projection is not None:
-            rows, scores = _bounded_scores(matrix, projection, query, keep, k)
+        matrix = view.matrix
+        if view.projection is not None:
+            rows, scores = _bounded_scores(matrix, view.projection, query, keep, k)
         else:
             # Stored vectors are L2-normalized, so the dot product is the cosine similarity.
             # Scoring every row and masking the scores beats copying out the kept rows first.
@@ -223,7 +250,7 @@ class VectorMatrixCache:
             scores[~keep] = -np.inf
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
-        return [VectorHit(key=str(keys[rows[i]]), similarity=float(scores[i])) for i in top]
+        return [VectorHit(key=str(view.keys[rows[i]]), similarity=float(scores[i])) for i in top]
 
 
 def _bounded_scores(
@@ -244,18 +271,9 @@ def _bounded_scores(
     floor = np.partition(matrix[probe] @ query, len(probe) - k)[len(probe) - k]
     # A small slack covers float32 rounding in the bound, keeping the result exact.
     upper = approx + query_rest * projection.residuals + 1e-4
-    rows = np.flatnonzero(upper >= floor)
+    rows = np.flatnonzero((upper >= floor) & keep)
     if len(rows) > len(matrix) // 4:  # the bound rules out too little here: scan everything
         scores = matrix @ query
         scores[~keep] = -np.inf
         return np.arange(len(matrix)), scores
     return rows, matrix[rows] @ query
-
-
-def _column(values: Any) -> np.ndarray:
-    """Strings as fixed-width unicode (vectorized comparisons), nulls as "" / 0 / False."""
-    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
-        return np.asarray(pc.fill_null(values, "").to_numpy(zero_copy_only=False), dtype=str)
-    if pa.types.is_boolean(values.type):
-        return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), dtype=bool)
-    return pc.fill_null(values, 0).to_numpy(zero_copy_only=False)

@@ -21,9 +21,10 @@ from typing import Any, TypeVar
 import lancedb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from app.core.errors import StorageError
-from app.core.index.filters import Filter, OneOf, to_lance
+from app.core.index.filters import Filter, OneOf, to_lance, to_mask
 from app.core.storage import faults
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,21 @@ def collection_name(kind: str, model_id: str, dimensions: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """One successful write of this process, told to the in-memory copies so they follow it
+    without reloading. `version` is the table version the write made (None if unknown);
+    `before` is set for maintenance (compaction, index work), which keeps every row as it was."""
+
+    op: str  # "upsert", "update", "delete" or "maintain"
+    keys: Sequence[str] = ()
+    vectors: np.ndarray | None = None
+    rows: Sequence[dict[str, Any]] = ()
+    values: dict[str, Any] | None = None
+    version: int | None = None
+    before: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorHit:
     key: str
     similarity: float  # cosine similarity in [-1, 1]
@@ -71,6 +87,18 @@ class VectorCollection:
         # Writes made through this object (this process): an in-memory copy reloads at once after
         # them, and only lazily after other processes' commits (see vector_cache).
         self.local_writes = 0
+        self._listeners: list[Callable[[Change], None]] = []
+
+    def listen(self, listener: Callable[[Change], None]) -> None:
+        """Call `listener` after each successful write made through this object."""
+        self._listeners.append(listener)
+
+    def _told(self, change: Change) -> None:
+        for listener in self._listeners:
+            try:
+                listener(change)
+            except Exception:  # a copy that cannot follow reloads later; the write itself stood
+                log.warning("a vector copy could not follow a write to %s", self.name, exc_info=True)
 
     @property
     def table(self) -> Any:
@@ -94,13 +122,16 @@ class VectorCollection:
         )
         batch = pa.table(data, schema=self.schema)
         self.local_writes += 1
-        self._store.retry(
+        result = self._store.retry(
             lambda: (
                 self.table.merge_insert("key")
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
                 .execute(batch)
             )
+        )
+        self._told(
+            Change("upsert", list(keys), vectors.astype(np.float32), list(rows), version=_version(result))
         )
 
     def update_columns(self, keys: Sequence[str], values: dict[str, Any]) -> None:
@@ -111,22 +142,69 @@ class VectorCollection:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(partial(self.table.update, where=where, values=values))
+            result = self._store.retry(partial(self.table.update, where=where, values=values))
+            self._told(
+                Change("update", keys[start : start + 500], values=dict(values), version=_version(result))
+            )
 
     def delete(self, keys: Sequence[str]) -> None:
         for start in range(0, len(keys), 500):
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
-            self._store.retry(partial(self.table.delete, where))
+            result = self._store.retry(partial(self.table.delete, where))
+            self._told(Change("delete", keys[start : start + 500], version=_version(result)))
 
-    def search(self, vector: np.ndarray, limit: int, where: Filter | None = None) -> list[VectorHit]:
-        """LanceDB's own (prefiltered, exact) scan; the typed filter is compiled here, never by callers."""
+    def search(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        where: Filter | None = None,
+        *,
+        nprobes: int | None = None,
+        refine_factor: int | None = None,
+        after: Filter | None = None,
+        exact: bool = False,
+    ) -> list[VectorHit]:
+        """LanceDB's own prefiltered search; the typed filter is compiled here, never by callers.
+
+        Without a vector index it is an exact scan; with one (`app/core/index/ann.py`) it probes
+        `nprobes` partitions and re-scores `refine_factor` × `limit` candidates from the stored
+        vectors, and rows the index does not cover yet are scanned in full beside it. `after`
+        terms are checked on the rows found instead of before the search (for terms nearly every
+        row meets, where a prefilter costs more than it saves); fewer than `limit` may remain.
+        `exact` skips the index (for a narrow prefilter, whose few rows are scanned in full)."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
+        if exact:
+            query = query.bypass_vector_index()
+        if nprobes is not None and not exact:
+            query = query.nprobes(nprobes)
+        if refine_factor is not None and not exact:
+            query = query.refine_factor(refine_factor)
         expression = to_lance(where) if where is not None else None
         if expression:
             query = query.where(expression, prefilter=True)
-        rows = query.select(["key", "_distance"]).to_list()
-        return [VectorHit(key=r["key"], similarity=1.0 - float(r["_distance"])) for r in rows]
+        later = sorted(after.columns) if after is not None and after.terms else []
+        data = query.select(["key", "_distance", *later]).to_arrow()
+        keep = np.ones(len(data), dtype=bool)
+        if after is not None and later:
+            keep = to_mask(after, {c: arrow_column(data.column(c)) for c in later}, len(data))
+        keys = data.column("key").to_pylist()
+        distances = data.column("_distance").to_pylist()
+        return [
+            VectorHit(key=k, similarity=1.0 - float(d))
+            for k, d, kept in zip(keys, distances, keep, strict=True)
+            if kept
+        ]
+
+    def vectors_of(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `keys` (those that have one); a B-tree on `key` makes it a lookup."""
+        if not keys:
+            return {}
+        where = to_lance(Filter((OneOf("key", tuple(keys)),)))
+        data = self.table.search().where(where).select(["key", "vector"]).limit(len(keys)).to_arrow()
+        flat = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
+        matrix = flat.reshape(len(data), self.dimensions)
+        return dict(zip(data.column("key").to_pylist(), matrix, strict=True))
 
     def keys(self) -> list[str]:
         """Every stored key (reads the key column only, not the vectors)."""
@@ -139,8 +217,15 @@ class VectorCollection:
 
     def optimize(self) -> None:
         """Compact fragments left by many small upserts (keeps search fast)."""
+        self.maintain(lambda: self.table.optimize())
+
+    def maintain(self, work: Callable[[], T]) -> T:
+        """Run work that rewrites files but keeps every row (compaction, index building)."""
+        before = self.table.version
         self.local_writes += 1
-        self._store.retry(lambda: self.table.optimize())
+        result = self._store.retry(work)
+        self._told(Change("maintain", version=self.table.version, before=before))
+        return result
 
     def purge_history(self) -> None:
         """Compact, then drop every old version: LanceDB keeps deleted rows in older fragments.
@@ -151,10 +236,25 @@ class VectorCollection:
         """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            self._store.retry(lambda: self.table.optimize(cleanup_older_than=timedelta(0)))
+            self.maintain(lambda: self.table.optimize(cleanup_older_than=timedelta(0)))
 
     def version_count(self) -> int:
         return len(self.table.list_versions())
+
+
+def arrow_column(values: Any) -> np.ndarray:
+    """Strings as fixed-width unicode (vectorized comparisons), nulls as "" / 0 / False."""
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return np.asarray(pc.fill_null(values, "").to_numpy(zero_copy_only=False), dtype=str)
+    if pa.types.is_boolean(values.type):
+        return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), dtype=bool)
+    return pc.fill_null(values, 0).to_numpy(zero_copy_only=False)
+
+
+def _version(result: Any) -> int | None:
+    """The table version a LanceDB write result reports (None when it reports none)."""
+    version = getattr(result, "version", None)
+    return int(version) if isinstance(version, int) else None
 
 
 class VectorStore:

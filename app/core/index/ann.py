@@ -1,0 +1,220 @@
+"""The approximate vector index of a collection too large for the in-memory exact copy.
+
+Past `INDEX_MIN_ROWS` rows a collection gets a LanceDB IVF index on its vectors plus scalar
+indexes on its prefilter columns, built and refreshed by a background job (never by a search).
+Searches then probe `NPROBES` partitions and re-score `REFINE_FACTOR` × limit candidates from
+the stored full vectors, so the order and the cosines returned are exact for the candidates
+found; the typed filter is applied before the vector search (prefilter). Rows written after the
+last build or refresh live in fragments the index does not cover yet; LanceDB scans those in
+full next to the index, so a fresh row is found at once (a test checks it). The refresh adds
+them to the index without retraining it (`optimize`); once the index is made of too many such
+additions it is trained again.
+Choice of index and figures: docs/benchmarks.md, "Vector search at 1M".
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from app.core.index.filters import Filter, Term, to_lance
+from app.core.storage.vector_cache import DEFAULT_MAX_ROWS
+from app.core.storage.vectors import VectorCollection, VectorHit
+
+log = logging.getLogger(__name__)
+
+# Built a little before the in-memory copy hands over, so the index is there when it does.
+INDEX_MIN_ROWS = DEFAULT_MAX_ROWS * 4 // 5
+# IVF_SQ against IVF_PQ at 1M recycled real vectors (docs/benchmarks.md): Recall@10 0.999 vs
+# 0.87, built in a third of the time; 8-bit codes cost 384 bytes a row on disk. Probes: at 1M
+# (250 partitions) Recall@10 of the search path was 0.955 with 20, 0.982 with 30, 0.985 with 40.
+INDEX_TYPE = "IVF_SQ"
+NPROBES = 40
+REFINE_FACTOR = 5
+# ... and at least this many candidates re-scored from full vectors, however small the limit.
+MIN_REFINED = 150
+
+
+# A filter term nearly every row meets (one user's archive; "not archived") is checked on the rows
+# found rather than before the search: LanceDB's prefilter over a million rows cost ~25 ms a
+# query at 1M (docs/benchmarks.md), the check after costs nothing.
+BROAD_SHARE = 0.9
+SHARE_TTL_S = 60.0
+# A prefilter keeping at most this many rows is answered exactly (LanceDB's scan of just those
+# rows, through the scalar indexes): as fast as the index there, and the index's probes can miss
+# rows of a narrow filter (Recall@10 0.972 with such filters at 1M, docs/benchmarks.md).
+EXACT_MAX_ROWS = 30_000
+
+
+def refine_factor(limit: int) -> int:
+    return max(REFINE_FACTOR, -(-MIN_REFINED // max(1, limit)))
+
+
+# Flat-scanning this many not-yet-indexed rows costs a few ms: refresh beyond it.
+REFRESH_UNINDEXED_ROWS = 20_000
+RETRAIN_DELTAS = 8  # index segments added by refreshes before training anew
+# Bitmaps for columns with few distinct values, B-trees for the rest.
+_BITMAP = frozenset({"user_id", "platform", "tier", "archived", "kind"})
+_SCALAR = frozenset({"key", "user_id", "platform", "channel", "person", "tier", "timestamp", "archived"})
+VECTOR_INDEX = "vector_idx"
+
+
+@dataclass(frozen=True, slots=True)
+class AnnStatus:
+    rows: int
+    indexed_rows: int  # 0 when there is no vector index
+    unindexed_rows: int
+    segments: int  # index segments (1 after training, +1 per refresh that added rows)
+    index_type: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class AnnWork:
+    action: str  # "none", "build", "refresh" or "retrain"
+    seconds: float
+    status: AnnStatus
+
+
+class AnnIndex:
+    def __init__(
+        self,
+        collection: VectorCollection,
+        *,
+        min_rows: int = INDEX_MIN_ROWS,
+        index_type: str = INDEX_TYPE,
+        refresh_unindexed_rows: int = REFRESH_UNINDEXED_ROWS,
+    ) -> None:
+        self.collection = collection
+        self.min_rows = min_rows
+        self.index_type = index_type
+        self.refresh_unindexed_rows = refresh_unindexed_rows
+        self._shares: dict[Term, tuple[float, float]] = {}  # term -> (share of rows, measured at)
+        self._rows: tuple[int, float] | None = None
+        self._lock = threading.Lock()
+
+    def search(self, vector: Any, limit: int, where: Filter) -> list[VectorHit]:
+        """Top `limit` rows among those `where` keeps: the index (or LanceDB's scan, before there
+        is one), selective terms as a prefilter, broad ones checked on the rows found."""
+        broad = tuple(t for t in where.terms if self.share(t) >= BROAD_SHARE)
+        before = Filter(tuple(t for t in where.terms if t not in broad))
+        share = math.prod(self.share(t) for t in broad) if broad else 1.0
+        # Ask for enough rows that `limit` are still left after the check.
+        fetch = limit if not broad else math.ceil(limit / max(share, BROAD_SHARE**3)) + 5
+        narrow = bool(before.terms) and self.rows() * math.prod(self.share(t) for t in before.terms) <= (
+            EXACT_MAX_ROWS
+        )
+        hits = self.collection.search(
+            vector,
+            fetch,
+            before,
+            nprobes=NPROBES,
+            refine_factor=refine_factor(fetch),
+            after=Filter(broad) if broad else None,
+            exact=narrow,
+        )
+        return hits[:limit]
+
+    def rows(self) -> int:
+        """The collection's row count (remembered for a minute, like the shares)."""
+        now = time.monotonic()
+        with self._lock:
+            known = self._rows
+        if known is not None and now - known[1] < SHARE_TTL_S:
+            return known[0]
+        count = int(self.collection.table.count_rows())
+        with self._lock:
+            self._rows = (count, now)
+        return count
+
+    def share(self, term: Term) -> float:
+        """The share of rows `term` keeps (counted by LanceDB, remembered for a minute)."""
+        now = time.monotonic()
+        with self._lock:
+            known = self._shares.get(term)
+        if known is not None and now - known[1] < SHARE_TTL_S:
+            return known[0]
+        table = self.collection.table
+        total = int(table.count_rows())
+        kept = int(table.count_rows(to_lance(Filter((term,))))) if total else 0
+        share = kept / total if total else 0.0
+        with self._lock:
+            if len(self._shares) > 256:
+                self._shares.clear()
+            self._shares[term] = (share, now)
+        return share
+
+    def status(self) -> AnnStatus:
+        table = self.collection.table
+        rows = int(table.count_rows())
+        stats = table.index_stats(VECTOR_INDEX) if self._has_vector_index() else None
+        if stats is None:
+            return AnnStatus(rows, 0, rows, 0, None)
+        return AnnStatus(
+            rows,
+            int(stats.num_indexed_rows),
+            int(stats.num_unindexed_rows),
+            int(stats.num_indices or 1),
+            str(stats.index_type),
+        )
+
+    def plan(self) -> str:
+        """What the index needs now: "none", "build", "refresh" or "retrain"."""
+        status = self.status()
+        if status.index_type is None:
+            return "build" if status.rows >= self.min_rows else "none"
+        if status.segments > RETRAIN_DELTAS:
+            # Partitions trained on the first rows fit later ones less well: train anew.
+            return "retrain"
+        return "refresh" if status.unindexed_rows >= self.refresh_unindexed_rows else "none"
+
+    def maintain(self) -> AnnWork:
+        """Do what `plan` says (the background job's body; minutes at 1M rows, never on a search)."""
+        action = self.plan()
+        started = time.perf_counter()
+        if action in ("build", "retrain"):
+            self.build()
+        elif action == "refresh":
+            self.refresh()
+        return AnnWork(action, time.perf_counter() - started, self.status())
+
+    def build(self) -> None:
+        """Train the vector index on every row now stored, and index the prefilter columns."""
+        from lancedb.index import Bitmap, BTree, HnswSq, IvfPq, IvfSq
+
+        rows = self.collection.count()
+        # ~4,000 rows a partition: kmeans trains in seconds and a probe reads a small slice.
+        partitions = max(16, rows // 4000)
+        configs = {
+            "IVF_PQ": lambda: IvfPq(
+                distance_type="cosine",
+                num_partitions=partitions,
+                num_sub_vectors=self.collection.dimensions // 8,
+                max_iterations=20,
+            ),
+            "IVF_SQ": lambda: IvfSq(distance_type="cosine", num_partitions=partitions, max_iterations=20),
+            "IVF_HNSW_SQ": lambda: HnswSq(distance_type="cosine", num_partitions=max(1, rows // 100_000)),
+        }
+        config = configs[self.index_type]()
+        table = self.collection.table
+        self.collection.maintain(lambda: table.create_index("vector", config=config, name=VECTOR_INDEX))
+        for column in ("key", *self.collection.columns):
+            if column in _SCALAR:
+                scalar = Bitmap() if column in _BITMAP else BTree()
+                self.collection.maintain(
+                    lambda c=column, s=scalar: table.create_index(c, config=s, name=f"{c}_idx", replace=True)
+                )
+        log.info("vector index %s built over %d rows of %s", self.index_type, rows, self.collection.name)
+
+    def refresh(self) -> None:
+        """Add rows written since the last build to every index and compact small fragments."""
+        self.collection.optimize()
+
+    def _has_vector_index(self) -> bool:
+        return any(ix.name == VECTOR_INDEX for ix in self.collection.table.list_indices())

@@ -1,0 +1,214 @@
+"""The rows behind the in-memory vector copy, changed in place by this process's own writes.
+
+Appends fill spare capacity at the end of the arrays (doubling when full), so a search holding
+the arrays of an earlier size never sees a half-written row; a reallocation leaves the old
+arrays to the searches that hold them. Deletes only mark a row dead (searches mask it out) until
+a quarter of the rows are dead, when the live rows are copied into fresh arrays. Each vector is
+also projected on the basis of the last full load (see `Projection`): a new row gets its
+projection and residual at once, so no write ever recomputes the principal axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_MIN_CAPACITY = 1024
+_EMPTY_FILL: dict[str, Any] = {"U": "", "b": False}
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    basis: np.ndarray  # dims × d, orthonormal columns
+    rows: np.ndarray  # n × d, every vector on the basis
+    residuals: np.ndarray  # n, the length of what the basis leaves out of each vector
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000) -> Projection:
+        rng = np.random.default_rng(0)
+        picked = matrix[rng.choice(len(matrix), min(sample, len(matrix)), replace=False)]
+        _, vectors = np.linalg.eigh(picked.T @ picked)
+        basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
+        rows, residuals = project(matrix, basis)
+        return cls(basis, rows, residuals)
+
+
+def project(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows on the basis, and the length of what the basis leaves out of each row."""
+    rows = matrix @ basis
+    rest = np.sqrt(np.maximum(0.0, (matrix * matrix).sum(axis=1) - (rows * rows).sum(axis=1)))
+    return rows.astype(np.float32), rest.astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class RowsView:
+    """The first `size` rows, as consistent read-only slices (dead rows have `alive` False)."""
+
+    keys: np.ndarray
+    matrix: np.ndarray
+    columns: dict[str, np.ndarray]
+    alive: np.ndarray
+    projection: Projection | None
+    dead: int
+
+
+class Rows:
+    def __init__(
+        self,
+        keys: np.ndarray,
+        matrix: np.ndarray,
+        columns: Mapping[str, np.ndarray],
+        projection: Projection | None,
+    ) -> None:
+        self.size = len(keys)
+        # Headroom for appends; untouched zero pages cost no resident memory.
+        capacity = self.size + self.size // 4 + _MIN_CAPACITY
+        self.keys = _grow(np.asarray(keys, dtype=object), capacity)
+        self.matrix = _grow(np.asarray(matrix, dtype=np.float32), capacity)
+        self.columns = {c: _grow(v, capacity) for c, v in columns.items()}
+        self.alive = _grow(np.ones(self.size, dtype=bool), capacity)
+        self.basis = projection.basis if projection is not None else None
+        self.projected = _grow(projection.rows, capacity) if projection is not None else None
+        self.residuals = _grow(projection.residuals, capacity) if projection is not None else None
+        self.row_of = {str(k): i for i, k in enumerate(self.keys[: self.size])}
+        self.dead = 0
+
+    @property
+    def live(self) -> int:
+        return self.size - self.dead
+
+    def view(self) -> RowsView:
+        n = self.size
+        projection = None
+        if self.basis is not None and self.projected is not None and self.residuals is not None:
+            projection = Projection(self.basis, self.projected[:n], self.residuals[:n])
+        return RowsView(
+            self.keys[:n],
+            self.matrix[:n],
+            {c: v[:n] for c, v in self.columns.items()},
+            self.alive[:n],
+            projection,
+            self.dead,
+        )
+
+    def nbytes(self) -> int:
+        """Bytes the used rows take (arrays, key strings, the key index); spare capacity is
+        untouched zero pages and costs no resident memory."""
+        n = self.size
+        arrays = [self.matrix, self.alive, *self.columns.values()]
+        if self.projected is not None and self.residuals is not None:
+            arrays += [self.projected, self.residuals]
+        used = sum(a[:n].nbytes for a in arrays) + self.keys[:n].nbytes
+        # ~50 bytes a short key string, ~100 bytes a dict entry.
+        return used + 150 * len(self.row_of)
+
+    def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Replace the vectors and columns of known keys in place; append the others."""
+        fresh = [i for i, key in enumerate(keys) if key not in self.row_of]
+        known = [(i, self.row_of[key]) for i, key in enumerate(keys) if key in self.row_of]
+        if known:
+            at = np.array([r for _, r in known])
+            src = np.array([i for i, _ in known])
+            self.matrix[at] = vectors[src]
+            self._set_projection(at, vectors[src])
+            for column in self.columns:
+                self._set_column(column, at, [rows[i].get(column) for i in src])
+        if not fresh:
+            return
+        # Drop duplicate keys within the batch: the last one wins, as in LanceDB's merge.
+        last = {keys[i]: i for i in fresh}
+        fresh = sorted(last.values())
+        start, end = self.size, self.size + len(fresh)
+        self._reserve(end)
+        at = np.arange(start, end)
+        src = np.array(fresh)
+        self.matrix[at] = vectors[src]
+        self._set_projection(at, vectors[src])
+        for column in self.columns:
+            self._set_column(column, at, [rows[i].get(column) for i in src])
+        self.keys[at] = [keys[i] for i in fresh]
+        self.alive[at] = True
+        for row, i in zip(at, fresh, strict=True):
+            self.row_of[keys[i]] = int(row)
+        self.size = end  # last: a search that read the old size never looks at the new rows
+
+    def update(self, keys: Sequence[str], values: Mapping[str, Any]) -> None:
+        at = np.array([self.row_of[k] for k in keys if k in self.row_of], dtype=np.int64)
+        if len(at):
+            for column, value in values.items():
+                if column in self.columns:
+                    self._set_column(column, at, [value] * len(at))
+
+    def delete(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            row = self.row_of.pop(key, None)
+            if row is not None:
+                self.alive[row] = False
+                self.dead += 1
+
+    def compacted(self) -> Rows | None:
+        """Fresh arrays without the dead rows, once they are a quarter of all rows (else None)."""
+        if self.dead < max(_MIN_CAPACITY, self.size // 4):
+            return None
+        keep = np.flatnonzero(self.alive[: self.size])
+        projection = None
+        if self.basis is not None and self.projected is not None and self.residuals is not None:
+            projection = Projection(self.basis, self.projected[keep], self.residuals[keep])
+        return Rows(
+            self.keys[keep], self.matrix[keep], {c: v[keep] for c, v in self.columns.items()}, projection
+        )
+
+    def start_projection(self, dimensions: int) -> None:
+        """Project every row once the copy has grown large enough for projections to pay."""
+        live = self.matrix[: self.size][self.alive[: self.size]]
+        basis = Projection.of(live, dimensions).basis
+        capacity = len(self.matrix)
+        rows, rest = project(self.matrix[: self.size], basis)
+        self.projected, self.residuals = _grow(rows, capacity), _grow(rest, capacity)
+        self.basis = basis
+
+    # -- internals ---------------------------------------------------------------------------
+    def _reserve(self, needed: int) -> None:
+        capacity = len(self.keys)
+        if needed <= capacity:
+            return
+        capacity = max(needed, capacity + capacity // 2)
+        # New arrays: searches holding the old ones keep reading them undisturbed.
+        self.keys = _grow(self.keys[: self.size], capacity)
+        self.matrix = _grow(self.matrix[: self.size], capacity)
+        self.columns = {c: _grow(v[: self.size], capacity) for c, v in self.columns.items()}
+        self.alive = _grow(self.alive[: self.size], capacity)
+        if self.projected is not None and self.residuals is not None:
+            self.projected = _grow(self.projected[: self.size], capacity)
+            self.residuals = _grow(self.residuals[: self.size], capacity)
+
+    def _set_projection(self, at: np.ndarray, vectors: np.ndarray) -> None:
+        if self.basis is None or self.projected is None or self.residuals is None:
+            return
+        rows, rest = project(np.asarray(vectors, dtype=np.float32), self.basis)
+        self.projected[at] = rows
+        self.residuals[at] = rest
+
+    def _set_column(self, column: str, at: np.ndarray, values: list[Any]) -> None:
+        array = self.columns[column]
+        kind = array.dtype.kind
+        filled = [_EMPTY_FILL.get(kind, 0) if v is None else v for v in values]
+        if kind == "U":
+            incoming = np.asarray(filled, dtype=str)
+            if incoming.dtype.itemsize > array.dtype.itemsize:
+                # Fixed-width strings would be cut: widen the column (a new array).
+                array = array.astype(incoming.dtype)
+                self.columns[column] = array
+            array[at] = incoming
+        else:
+            array[at] = np.asarray(filled, dtype=array.dtype)
+
+
+def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
+    """`array` copied into the front of a new array with room for `capacity` rows."""
+    out = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+    out[: len(array)] = array
+    return out
