@@ -78,8 +78,17 @@ class MemoryService:
         total: int | None = None,
         actor: str = "ingest",
         atomic: bool = False,
+        defer_embedding: bool = False,
     ) -> IngestResult:
-        return self.processor.ingest(messages, progress=progress, total=total, actor=actor, atomic=atomic)
+        """Store messages; `defer_embedding` leaves their vectors to the background backlog."""
+        return self.processor.ingest(
+            messages,
+            progress=progress,
+            total=total,
+            actor=actor,
+            atomic=atomic,
+            defer_embedding=defer_embedding,
+        )
 
     def remember(
         self,

@@ -1,0 +1,31 @@
+"""Dynamic int8 quantization of the MiniLM activations, generated from the pinned weights (no download).
+
+The shipped model stores int8 weights that ONNX Runtime turns back into float32 matrices at load
+time, so every MatMul runs in float32. Dynamic quantization rewrites those MatMuls as
+`MatMulInteger` over activations quantized per batch. Needs the optional `onnx` package (the
+quantization tooling of onnxruntime imports it); without it, ImportError.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnxruntime as ort
+
+
+def dynamic_int8_model(source: Path, out_dir: Path) -> Path:
+    """Write `<out_dir>/model-dynamic-int8.onnx` from the verified `source`; returns its path."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # imports `onnx`
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    folded = out_dir / "model-folded.onnx"
+    # Basic optimizations fold the int8 → float32 weight casts into plain float32 initializers,
+    # which is what quantize_dynamic recognizes as MatMul weights.
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
+    target = out_dir / "model-dynamic-int8.onnx"
+    quantize_dynamic(folded, target, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+    folded.unlink(missing_ok=True)
+    return target
