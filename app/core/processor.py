@@ -330,5 +330,9 @@ class Processor:
         every AAAK hash and compares the vector index's keys with SQLite. Deferred (nothing done,
         `kind.deferred_for` set) while another process is writing messages.
         """
+        # Rows without a stamp are the backlog: the pipelined drain embeds them (or returns at
+        # once when another process is busy with them); the generic repair does the rest.
+        drained = self.backlog.drain().embedded
         report = maintenance.repair(self.db, self.corpus, self.source, full=full, progress=progress)
+        report = dataclasses.replace(report, reembedded=report.reembedded + drained)
         return RepairReport(reembedded=report.reembedded, orphans_removed=report.orphans_removed, kind=report)

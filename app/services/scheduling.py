@@ -9,6 +9,7 @@ fast).
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -16,6 +17,8 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from app.services.insights_jobs import register_insights_job
 
 log = logging.getLogger(__name__)
+
+BACKLOG_JOB_ID = "embedding-backlog"
 
 
 def register_jobs(scheduler: Any, services: Any) -> list[str]:
@@ -28,6 +31,21 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
         ("forgetting", lambda: services.forgetting.schedule(scheduler)),
         ("index", lambda: services.index.schedule(scheduler)),
         ("reembed", lambda: services.reembed.schedule(scheduler)),
+        # Messages stored but not embedded (an import cut short, or one made by the CLI with
+        # --no-wait): this process's backlog worker embeds them, beside everything else.
+        (
+            "embedding backlog",
+            lambda: scheduler.add_job(
+                services.processor.backlog.notify,
+                "date",
+                id=BACKLOG_JOB_ID,
+                replace_existing=True,
+                max_instances=1,
+                coalesce=True,
+                # A few seconds after start-up, like the repair: opening the app never waits for it.
+                run_date=datetime.now(UTC) + timedelta(seconds=5),
+            ),
+        ),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
         ("memory files", lambda: services.files.schedule(scheduler)),
         (

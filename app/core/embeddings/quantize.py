@@ -26,6 +26,10 @@ def dynamic_int8_model(source: Path, out_dir: Path) -> Path:
     options.optimized_model_filepath = str(folded)
     ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
     target = out_dir / "model-dynamic-int8.onnx"
-    quantize_dynamic(folded, target, weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+    # Per-channel weight scales: per-tensor ones put the mean cosine with the shipped model at
+    # 0.955 (top-10 overlap 0.78); per channel 0.993 / 0.88 (bench_embed_options.py).
+    quantize_dynamic(
+        folded, target, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+    )
     folded.unlink(missing_ok=True)
     return target

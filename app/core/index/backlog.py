@@ -7,8 +7,9 @@ LanceDB: a reader thread loads and encodes the next batch, the calling thread ru
 a writer thread upserts the vectors and then stamps the rows (stamp after vector, as everywhere:
 a process killed mid-drain leaves rows unstamped, and the next drain takes them again).
 
-One process drains at a time (an exclusive claim in `locks`), and it holds the kind's writer
-lease while it does, so repair never re-embeds the same rows beside it. Long-lived processes run
+One process drains at a time (an exclusive claim in `locks`), never beside another process's
+writer (that one embeds its own rows), and it holds the kind's writer lease while it does, so
+repair never re-embeds the same rows beside it. Long-lived processes run
 a worker thread (`notify`), the CLI waits for it with progress (`wait`).
 """
 
@@ -141,6 +142,11 @@ class EmbeddingBacklog:
         with self.leases.claim(self._claim) as holder:
             if holder is not None:
                 return DrainReport(0, 0.0, busy_with=holder)
+            # Another process storing and embedding inline would embed these rows itself.
+            own = f"{os.getpid()}:"
+            writers = [t for t in self.leases.live(self.corpus.kind) if not t.startswith(own)]
+            if writers:
+                return DrainReport(0, 0.0, busy_with=writers[0])
             with self.corpus.writing():
                 return self._drain_all(stop, began)
 
