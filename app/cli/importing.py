@@ -114,9 +114,7 @@ def import_jsonl(
     ):
         # Lines without a user_id belong to the configured user (STRATA_USER_ID), not to "local".
         lines = parse_jsonl(handle, default_user=svc.settings.user_id)
-        result = guarded(
-            lambda: svc.memory.ingest(lines, progress=update, total=total, defer_embedding=True)
-        )
+        result = guarded(lambda: svc.memory.ingest(lines, progress=update, total=total, defer_embedding=True))
     embedding = embed_backlog(svc, wait=not no_wait, show=not as_json)
     report(result, as_json, embedding)
 

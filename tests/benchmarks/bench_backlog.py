@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.bootstrap import build_services  # noqa: E402
-from app.core.settings import EmbeddingSettings, Settings  # noqa: E402
-from tests.benchmarks.synthetic import messages  # noqa: E402
+from app.bootstrap import build_services
+from app.core.settings import EmbeddingSettings, Settings
+from tests.benchmarks.synthetic import messages
 
 MARKER = "xylophonist"
 
@@ -84,7 +84,10 @@ def main() -> int:
     began = time.perf_counter()
     services.embedder.embed_documents([d.document for d in docs])
     bare = len(docs) / (time.perf_counter() - began)
-    print(f"bare model on {len(docs)} of the same documents: {bare:.1f}/s; pipeline ÷ bare {rate / bare:.2f}; {load()}")
+    print(
+        f"bare model on {len(docs)} of the same documents: {bare:.1f}/s; "
+        f"pipeline ÷ bare {rate / bare:.2f}; {load()}"
+    )
     services.close()
     return 0
 

@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder  # noqa: E402
-from tests.benchmarks.locomo_data import DATA  # noqa: E402
+from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
+from tests.benchmarks.locomo_data import DATA
 
 
 def sample_texts(count: int) -> list[str]:
@@ -42,7 +42,20 @@ def sample_texts(count: int) -> list[str]:
         ]
         return turns[:count]
     rng = random.Random(7)
-    words = "we meeting tomorrow budget release deploy server coffee lunch review ticket design".split()
+    words = [
+        "we",
+        "meeting",
+        "tomorrow",
+        "budget",
+        "release",
+        "deploy",
+        "server",
+        "coffee",
+        "lunch",
+        "review",
+        "ticket",
+        "design",
+    ]
     return [" ".join(rng.choices(words, k=rng.randint(3, 30))) for _ in range(count)]
 
 
@@ -86,6 +99,7 @@ def main() -> None:
         from app.core.embeddings.quantize import dynamic_int8_model
 
         with tempfile.TemporaryDirectory() as tmp:
+
             def quantized(source: Path) -> Path:
                 return dynamic_int8_model(source, Path(tmp))
 
@@ -118,7 +132,8 @@ def run(
         print(
             f"  {name:42s} {statistics.median(rates[name]):7.1f} texts/s  "
             f"ratio {statistics.median(ratios[name]):.2f} (min {min(ratios[name]):.2f})  "
-            f"cos mean {agree['cos_mean']:.4f} min {agree['cos_min']:.4f}  top-10 overlap {agree['top10']:.3f}"
+            f"cos mean {agree['cos_mean']:.4f} min {agree['cos_min']:.4f}  "
+            f"top-10 overlap {agree['top10']:.3f}"
         )
     load = os.getloadavg()
     print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")

@@ -127,7 +127,11 @@ class OnnxMiniLMEmbedder:
         encodings = self._tokenizer.encode_batch([_as_text(t) for t in texts])
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         # Similar lengths share a batch, so little compute is spent on padding.
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i])) if self._sort_by_length else list(range(len(ids)))
+        order = (
+            sorted(range(len(ids)), key=lambda i: len(ids[i]))
+            if self._sort_by_length
+            else list(range(len(ids)))
+        )
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]

@@ -161,7 +161,9 @@ class EmbeddingBacklog:
                 total += done
                 if not done or not self.pending():
                     break
-            return DrainReport(total, time.monotonic() - began, stopped=stop.is_set() and bool(self.pending()))
+            return DrainReport(
+                total, time.monotonic() - began, stopped=stop.is_set() and bool(self.pending())
+            )
         finally:
             with self._lock:
                 self._running = False
@@ -302,7 +304,11 @@ class EmbeddingBacklog:
                 return status
             with self._lock:
                 started = self._running or self._wake.is_set()
-            if not started and status.drainer is not None and not status.drainer.startswith(f"{os.getpid()}:"):
+            if (
+                not started
+                and status.drainer is not None
+                and not status.drainer.startswith(f"{os.getpid()}:")
+            ):
                 return status  # another process holds the claim
             if deadline is not None and time.monotonic() >= deadline:
                 return status

@@ -55,7 +55,9 @@ def svc(settings: Settings, clock: FixedClock, counting: CountingEmbedder) -> Se
     services.close()
 
 
-def test_deferred_ingest_is_keyword_searchable_before_any_vector(svc: Services, counting: CountingEmbedder) -> None:
+def test_deferred_ingest_is_keyword_searchable_before_any_vector(
+    svc: Services, counting: CountingEmbedder
+) -> None:
     counting.gate.clear()  # the model is busy: nothing gets embedded yet
     result = svc.memory.ingest(
         [make_message(i, content=f"zanzibar ferry schedule {i}") for i in range(600)], defer_embedding=True
@@ -91,7 +93,9 @@ def test_the_backlog_count_uses_the_partial_index(svc: Services) -> None:
     assert "ix_raw_messages_unembedded" in " ".join(str(row) for row in plan)
 
 
-def test_only_one_process_drains_and_a_stopped_drain_keeps_its_work(settings: Settings, clock: FixedClock) -> None:
+def test_only_one_process_drains_and_a_stopped_drain_keeps_its_work(
+    settings: Settings, clock: FixedClock
+) -> None:
     slow = CountingEmbedder(delay_s=0.001)
     first = build_services(settings, clock=clock, embedder=slow)
     second = build_services(settings, clock=clock, embedder=HashingEmbedder())

@@ -1,9 +1,9 @@
 """Killing a process mid-backlog loses nothing: the next start embeds the rest, each row once.
 
-A real process importing a JSONL file (as `strata import jsonl` does) stores 1,500 messages and starts embedding them with a slow
-test model; it is killed (SIGKILL) once part of the backlog has vectors. Another process then
-finds every message keyword-searchable, and its drain (after the dead drainer's claim expires)
-embeds exactly the rows that had no vector.
+A real process importing a JSONL file (as `strata import jsonl` does) stores 1,500 messages and
+starts embedding them with a slow test model; it is killed (SIGKILL) once part of the backlog
+has vectors. Another process then finds every message keyword-searchable, and its drain (after
+the dead drainer's claim expires) embeds exactly the rows that had no vector.
 """
 
 from __future__ import annotations

@@ -36,7 +36,10 @@ def test_search_finds_and_ranks_a_message_still_in_the_backlog(settings: Setting
     svc = build_services(settings, clock=clock, embedder=embedder)
     try:
         svc.memory.ingest(
-            [make_message(i, content=f"rangers confirmed sighting number {i} near the river") for i in range(40)]
+            [
+                make_message(i, content=f"rangers confirmed sighting number {i} near the river")
+                for i in range(40)
+            ]
         )
         embedder.gate.clear()  # the model is busy: the next import stays in the backlog
         svc.memory.ingest([make_message(100, content=TEXT)], defer_embedding=True)
