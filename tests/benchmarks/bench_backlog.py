@@ -40,6 +40,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--embed-seconds", type=float, default=None, help="stop waiting after S seconds")
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
+    parser.add_argument("--pipeline-check", type=int, default=0, help="also compare drain vs serial on N")
     args = parser.parse_args()
     settings = Settings(
         data_dir=Path(tempfile.mkdtemp(prefix="strata-bench-backlog-")),
@@ -63,8 +64,12 @@ def main() -> int:
         f"after {searchable:.1f} s; already embedded meanwhile {args.n - status.pending}; {load()}"
     )
 
+    at_store = args.n - status.pending
+    stored_at = time.perf_counter()
     status = services.processor.backlog.wait(timeout_s=args.embed_seconds)
     elapsed = time.perf_counter() - started
+    after_store = (args.n - status.pending - at_store) / (time.perf_counter() - stored_at)
+    print(f"embedding alone (after storing ended): {after_store:.1f}/s; {load()}")
     embedded = args.n - status.pending
     rate = embedded / elapsed if elapsed > 0 else 0.0
     if status.pending:
@@ -89,7 +94,38 @@ def main() -> int:
         f"pipeline ÷ bare {rate / bare:.2f}; {load()}"
     )
     services.close()
+    if args.pipeline_check:
+        pipeline_check(args.pipeline_check, args.embedder)
     return 0
+
+
+def pipeline_check(n: int, embedder: str) -> None:
+    """The pipelined drain against the serial path (read, embed, write, stamp, one batch at a
+    time) on the same N stored messages, alternating, in one process."""
+    rates: dict[str, list[float]] = {"pipelined drain": [], "serial": []}
+    for _ in range(2):
+        for name in rates:
+            settings = Settings(
+                data_dir=Path(tempfile.mkdtemp(prefix="strata-bench-pipeline-")),
+                embedding=EmbeddingSettings(provider=embedder),
+            )
+            svc = build_services(settings)
+            svc.embedder.embed_query("warm-up")
+            svc.memory.ingest(messages(n, seed=len(rates[name]) + 3), defer_embedding=True)
+            svc.processor.backlog.close()  # stop the worker: the timed run below does the work
+            with svc.db.read() as session:
+                ids = [int(k) for k in svc.processor.source.pending(session, 0, n)]
+            began = time.perf_counter()
+            if name == "serial":
+                svc.processor.reembed(ids)
+            else:
+                svc.processor.backlog.drain()
+            rates[name].append(len(ids) / (time.perf_counter() - began))
+            svc.close()
+    for name, values in rates.items():
+        print(f"{name}: {', '.join(f'{v:.1f}' for v in values)} msg/s; {load()}")
+    ratio = [p / s for p, s in zip(rates["pipelined drain"], rates["serial"], strict=True)]
+    print(f"pipelined ÷ serial: {', '.join(f'{r:.2f}' for r in ratio)}")
 
 
 if __name__ == "__main__":

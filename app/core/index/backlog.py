@@ -39,6 +39,8 @@ _AHEAD = 2
 # The writer merges what has queued up into one LanceDB commit (fewer table versions).
 _MAX_COMMIT_ROWS = 2048
 _RETRY_AFTER_S = 30.0
+# A drain this large has left hundreds of small LanceDB fragments behind; compact them once.
+_COMPACT_AFTER_ROWS = 5000
 
 
 class BacklogSource(Protocol):
@@ -161,12 +163,20 @@ class EmbeddingBacklog:
                 total += done
                 if not done or not self.pending():
                     break
-            return DrainReport(
-                total, time.monotonic() - began, stopped=stop.is_set() and bool(self.pending())
-            )
+            if total >= _COMPACT_AFTER_ROWS:
+                self._compact()
+            stopped = stop.is_set() and bool(self.pending())
+            return DrainReport(total, time.monotonic() - began, stopped=stopped)
         finally:
             with self._lock:
                 self._running = False
+
+    def _compact(self) -> None:
+        """Merge the many small fragments a long drain leaves (one per commit) into few."""
+        try:
+            self.corpus.collection.optimize()
+        except Exception:  # compaction is an optimization: a failure leaves a correct table
+            log.warning("embedding backlog: compacting the vector table failed", exc_info=True)
 
     def _pass(self, stop: threading.Event) -> int:
         prepared: queue.Queue[list[IndexDoc] | None] = queue.Queue(maxsize=_AHEAD)
