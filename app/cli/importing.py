@@ -107,6 +107,7 @@ def import_jsonl(
     from app.core.jsonl import parse_jsonl
 
     svc = services(ctx)
+    svc.processor.backlog.autostart = not no_wait
     total = _count_lines(file)
     with (
         file.open("rb") as handle,
@@ -173,6 +174,7 @@ def run_export_import(
 
     options = ImportOptions(tz=tz, date_order=date_order, chat_name=chat_name)
     svc = services(ctx)
+    svc.processor.backlog.autostart = not no_wait
     started = time.perf_counter()
     with progress_bar(f"reading {path.name}", None, enabled=not as_json) as scan:
         preview = guarded(

@@ -117,6 +117,9 @@ class EmbeddingBacklog:
         self._started = 0.0
         self._error: str | None = None
         self._claim = f"backlog:{corpus.kind}"
+        # False in a short-lived process that will not wait for the vectors (`import --no-wait`):
+        # deferred ingest then leaves the backlog to the next drain instead of loading the model.
+        self.autostart = True
 
     # -- status -------------------------------------------------------------------------------
     def pending(self) -> int:
@@ -267,6 +270,8 @@ class EmbeddingBacklog:
     # -- background worker --------------------------------------------------------------------
     def notify(self) -> None:
         """Rows were added to the backlog: make sure this process's worker drains them."""
+        if not self.autostart:
+            return
         with self._lock:
             if self._worker is None or not self._worker.is_alive():
                 self._closing.clear()
@@ -303,6 +308,7 @@ class EmbeddingBacklog:
         Returns early when another process is draining it or the drain failed (the status says
         which), or after `timeout_s`."""
         deadline = time.monotonic() + timeout_s if timeout_s is not None else None
+        self.autostart = True
         self.notify()
         while True:
             status = self.status()
