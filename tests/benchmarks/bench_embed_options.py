@@ -96,7 +96,7 @@ def main() -> None:
     variants["batch 16"] = make(batch_size=16)
     variants["batch 64"] = make(batch_size=64)
     try:
-        from app.core.embeddings.quantize import dynamic_int8_model
+        from tests.benchmarks.quantize_int8 import dynamic_int8_model
 
         with tempfile.TemporaryDirectory() as tmp:
 

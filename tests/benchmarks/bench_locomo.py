@@ -51,7 +51,7 @@ def main() -> int:
     embedder = None
     if args.activations == "int8":
         from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
-        from app.core.embeddings.quantize import dynamic_int8_model
+        from tests.benchmarks.quantize_int8 import dynamic_int8_model
 
         quantized = workdir / "model-int8"
         embedder = OnnxMiniLMEmbedder(model_transform=lambda source: dynamic_int8_model(source, quantized))

@@ -1,4 +1,7 @@
-"""Dynamic int8 quantization of the MiniLM activations, generated from the pinned weights (no download).
+"""Benchmark helper: dynamic int8 quantization of the MiniLM activations, from the pinned weights.
+
+Measured, not adopted yet (docs/benchmarks.md, "Searchable before embedded"): it passes the
+LoCoMo quality gate, but shipping it needs `onnx` as a dependency and a new model id.
 
 The shipped model stores int8 weights that ONNX Runtime turns back into float32 matrices at load
 time, so every MatMul runs in float32. Dynamic quantization rewrites those MatMuls as
