@@ -86,6 +86,7 @@ class Services:
     def close(self) -> None:
         if self.connectors is not None:
             self.connectors.stop_live()
+        self.processor.backlog.close()
         self.access.close()
         self.memory.searcher.close()
         self.db.dispose()

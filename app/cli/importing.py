@@ -13,6 +13,7 @@ from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.core.clock import iso
 
 if TYPE_CHECKING:
+    from app.bootstrap import Services
     from app.core.domain import IngestResult
     from connectors.importers.preview import ImportPreview
 
@@ -25,9 +26,53 @@ def _count_lines(path: Path) -> int:
         return sum(1 for line in handle if line.strip())
 
 
-def report(result: IngestResult, as_json: bool) -> None:
+NoWait = typer.Option(
+    False,
+    "--no-wait",
+    help="Return once the messages are stored (keyword search finds them at once); their vectors "
+    "are made later by the app, `strata serve`, `strata doctor` or the next import.",
+)
+
+
+def embed_backlog(svc: Services, *, wait: bool, show: bool) -> dict[str, object]:
+    """After storing: wait for the embedding backlog with a progress line (count, rate, ETA).
+
+    Stopping here (Ctrl-C, or a killed process) loses nothing: rows without vectors stay in the
+    backlog and the next drain (app, serve, doctor, next import) embeds them."""
+    backlog = svc.processor.backlog
+    if not wait:
+        status = backlog.status()
+        if show and status.pending:
+            console.print(
+                f"[dim]{status.pending} message(s) stored, not embedded yet: keyword search finds "
+                "them now; the app, `strata serve`, `strata doctor` or the next import embeds them[/dim]"
+            )
+        return status.to_dict()
+    started = time.perf_counter()
+    first = backlog.status()
+    with progress_bar("embedding (keyword search works already)", None, enabled=show) as update:
+        status = guarded(lambda: backlog.wait(lambda s: update(s.embedded, s.embedded + s.pending)))
+    if show:
+        elapsed = time.perf_counter() - started
+        if status.error is not None:
+            console.print(
+                f"[yellow]embedding stopped:[/yellow] {escape(status.error)}; {status.pending} message(s) "
+                "keep keyword search only until `strata doctor` or the app embeds them"
+            )
+        elif status.pending and status.drainer is not None:
+            console.print(
+                f"[dim]another Strata process (pid {status.drainer.split(':')[0]}) is embedding the "
+                f"remaining {status.pending} message(s)[/dim]"
+            )
+        elif first.pending or status.embedded:
+            rate = f" ({status.embedded / elapsed:.0f}/s)" if elapsed > 0 and status.embedded else ""
+            console.print(f"embedded {status.embedded} message(s) in {elapsed:.1f} s{rate}")
+    return status.to_dict()
+
+
+def report(result: IngestResult, as_json: bool, embedding: dict[str, object] | None = None) -> None:
     if as_json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), **({"embedding_backlog": embedding} if embedding else {})})
     else:
         console.print(
             f"imported [bold]{result.imported}[/bold], duplicates {result.duplicates}, "
@@ -56,11 +101,13 @@ def import_jsonl(
         ..., exists=True, dir_okay=False, readable=True, help="One JSON message per line."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print {imported, duplicates, errors} as JSON."),
+    no_wait: bool = NoWait,
 ) -> None:
     """Import a JSONL file: platform, message_id, channel, person, bot_id, timestamp, content, …"""
     from app.core.jsonl import parse_jsonl
 
     svc = services(ctx)
+    svc.processor.backlog.autostart = not no_wait
     total = _count_lines(file)
     with (
         file.open("rb") as handle,
@@ -68,8 +115,9 @@ def import_jsonl(
     ):
         # Lines without a user_id belong to the configured user (STRATA_USER_ID), not to "local".
         lines = parse_jsonl(handle, default_user=svc.settings.user_id)
-        result = guarded(lambda: svc.memory.ingest(lines, progress=update, total=total))
-    report(result, as_json)
+        result = guarded(lambda: svc.memory.ingest(lines, progress=update, total=total, defer_embedding=True))
+    embedding = embed_backlog(svc, wait=not no_wait, show=not as_json)
+    report(result, as_json, embedding)
 
 
 # -- chat exports -------------------------------------------------------------------------------
@@ -119,12 +167,14 @@ def run_export_import(
     tz: str | None = None,
     date_order: str | None = None,
     chat_name: str | None = None,
+    no_wait: bool = False,
 ) -> None:
     """Preview (validates the whole file), then unless --dry-run store it with a progress bar."""
     from app.services.import_service import ImportOptions, ImportReport  # with the services
 
     options = ImportOptions(tz=tz, date_order=date_order, chat_name=chat_name)
     svc = services(ctx)
+    svc.processor.backlog.autostart = not no_wait
     started = time.perf_counter()
     with progress_bar(f"reading {path.name}", None, enabled=not as_json) as scan:
         preview = guarded(
@@ -143,9 +193,11 @@ def run_export_import(
                     preview, path, options, progress=lambda _phase, done, total: update(done, total)
                 )
             )
-    outcome = ImportReport(fmt, dry_run, preview, result, parsed - started, time.perf_counter() - parsed)
+    stored = time.perf_counter()
+    embedding = embed_backlog(svc, wait=not no_wait, show=not as_json) if result is not None else None
+    outcome = ImportReport(fmt, dry_run, preview, result, parsed - started, stored - parsed)
     if as_json:
-        print_json(outcome.to_dict())
+        print_json({**outcome.to_dict(), **({"embedding_backlog": embedding} if embedding else {})})
         if result is not None:
             exit_if_all_failed(result)
     elif result is not None:
@@ -156,10 +208,14 @@ def run_export_import(
 
 @import_app.command("slack")
 def import_slack(
-    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+    ctx: typer.Context,
+    path: Path = PathArg,
+    dry_run: bool = DryRun,
+    as_json: bool = AsJson,
+    no_wait: bool = NoWait,
 ) -> None:
     """Import a Slack workspace export (.zip with channels.json, users.json and per-day JSON)."""
-    run_export_import(ctx, "slack", path, dry_run=dry_run, as_json=as_json)
+    run_export_import(ctx, "slack", path, dry_run=dry_run, as_json=as_json, no_wait=no_wait)
 
 
 @import_app.command("telegram")
@@ -169,17 +225,22 @@ def import_telegram(
     dry_run: bool = DryRun,
     as_json: bool = AsJson,
     tz: str | None = TzOption,
+    no_wait: bool = NoWait,
 ) -> None:
     """Import a Telegram Desktop export (result.json: one chat or the whole account)."""
-    run_export_import(ctx, "telegram", path, dry_run=dry_run, as_json=as_json, tz=tz)
+    run_export_import(ctx, "telegram", path, dry_run=dry_run, as_json=as_json, tz=tz, no_wait=no_wait)
 
 
 @import_app.command("discord")
 def import_discord(
-    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+    ctx: typer.Context,
+    path: Path = PathArg,
+    dry_run: bool = DryRun,
+    as_json: bool = AsJson,
+    no_wait: bool = NoWait,
 ) -> None:
     """Import DiscordChatExporter JSON (one channel/thread file, or a folder of them)."""
-    run_export_import(ctx, "discord", path, dry_run=dry_run, as_json=as_json)
+    run_export_import(ctx, "discord", path, dry_run=dry_run, as_json=as_json, no_wait=no_wait)
 
 
 @import_app.command("whatsapp")
@@ -193,6 +254,7 @@ def import_whatsapp(
         None, "--date-order", help="DMY, MDY or YMD; detected from the whole file when omitted."
     ),
     chat_name: str | None = typer.Option(None, "--chat-name", help="Default: taken from the file name."),
+    no_wait: bool = NoWait,
 ) -> None:
     """Import a WhatsApp 'Export chat' file (.txt, or the .zip around it; Android or iOS)."""
     run_export_import(
@@ -204,12 +266,17 @@ def import_whatsapp(
         tz=tz,
         date_order=date_order,
         chat_name=chat_name,
+        no_wait=no_wait,
     )
 
 
 @import_app.command("email")
 def import_email(
-    ctx: typer.Context, path: Path = PathArg, dry_run: bool = DryRun, as_json: bool = AsJson
+    ctx: typer.Context,
+    path: Path = PathArg,
+    dry_run: bool = DryRun,
+    as_json: bool = AsJson,
+    no_wait: bool = NoWait,
 ) -> None:
     """Import e-mail: an mbox file, a single .eml, or a folder of .eml files."""
-    run_export_import(ctx, "email", path, dry_run=dry_run, as_json=as_json)
+    run_export_import(ctx, "email", path, dry_run=dry_run, as_json=as_json, no_wait=no_wait)

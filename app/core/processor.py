@@ -1,9 +1,11 @@
 """The processor: store, encode, embed and index incoming messages, idempotently and crash-safely.
 
 A batch is written in two steps. First one SQLite transaction stores the rows and their keyword
-entries (the batch becomes visible all at once, or not at all); then the batch is embedded and
-upserted into LanceDB, and a second short transaction stamps each row's embedding hash. A crash
-between the two leaves rows whose hash is missing or stale, which `repair()` re-embeds at start-up.
+entries (the batch becomes visible all at once, or not at all, and keyword search finds it from
+then on); then the batch is embedded and upserted into LanceDB, and a second short transaction
+stamps each row's embedding hash. Large imports defer the second step to the embedding backlog
+(`app/core/index/backlog.py`), which drains in the background while storing goes on. A crash
+between the two leaves rows without a stamp: the backlog (or repair) embeds them on the next run.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput
 from app.core.events import Change, EventBus
 from app.core.index import maintenance
+from app.core.index.backlog import EmbeddingBacklog
 from app.core.index.corpus import Corpus
 from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import KindReport
@@ -78,6 +81,7 @@ class Processor:
         self.messages = MessageRepository()
         self.corpus = Corpus(MESSAGE_SPEC, vectors, embedder, self.keywords, leases=leases)
         self.source = MessageSource(clock)
+        self.backlog = EmbeddingBacklog(db, self.corpus, self.source, leases, batch_size=batch_size)
 
     @property
     def collection(self) -> VectorCollection:
@@ -91,15 +95,18 @@ class Processor:
         total: int | None = None,
         actor: str = "ingest",
         atomic: bool = False,
+        defer_embedding: bool = False,
     ) -> IngestResult:
         """Store messages in batches; IngestError items (from a parser) pass through as errors.
 
         Every item is validated before its batch is written, so a bad item is reported and the
         rest stored. `atomic` makes the whole input one batch (one transaction): a REST or MCP
         request is stored entirely or not at all, even when the disk fills up midway.
+        `defer_embedding` returns once the rows are stored (keyword-searchable): their vectors
+        come from the backlog worker, which starts on the first batch and overlaps the storing.
         """
         with self.corpus.writing():  # rows briefly without vectors are ours, not a crash's
-            return self._ingest(messages, progress, total, actor, atomic)
+            return self._ingest(messages, progress, total, actor, atomic, defer_embedding)
 
     def _ingest(
         self,
@@ -108,6 +115,7 @@ class Processor:
         total: int | None,
         actor: str,
         atomic: bool,
+        defer: bool = False,
     ) -> IngestResult:
         result = IngestResult()
         batch: list[RawMessage] = []
@@ -120,13 +128,13 @@ class Processor:
                 continue
             batch.append(item)
             if len(batch) >= batch_size:
-                result = result.merged(self._ingest_batch(batch, actor))
+                result = result.merged(self._ingest_batch(batch, actor, defer))
                 done += len(batch)
                 batch = []
                 if progress:
                     progress(done, total)
         if batch:
-            result = result.merged(self._ingest_batch(batch, actor))
+            result = result.merged(self._ingest_batch(batch, actor, defer))
             done += len(batch)
             if progress:
                 progress(done, total)
@@ -135,7 +143,7 @@ class Processor:
         ordered = sorted(merged.errors, key=lambda e: (e.line is None, e.line or 0))
         return dataclasses.replace(merged, errors=tuple(ordered))
 
-    def _ingest_batch(self, batch: Sequence[RawMessage], actor: str) -> IngestResult:
+    def _ingest_batch(self, batch: Sequence[RawMessage], actor: str, defer: bool = False) -> IngestResult:
         errors: list[IngestError] = []
         cleaned: dict[tuple[str, str, str], RawMessage] = {}
         duplicates = 0
@@ -205,7 +213,10 @@ class Processor:
                 )
         ids = tuple(r.id for r in changed_rows)
         if changed_rows:
-            self._embed_rows(changed_rows)
+            if defer:
+                self.backlog.notify()
+            else:
+                self._embed_rows(changed_rows)
             if self.events:
                 self.events.publish(Change("message", "ingested", tuple(map(str, ids))))
         return IngestResult(
@@ -319,5 +330,9 @@ class Processor:
         every AAAK hash and compares the vector index's keys with SQLite. Deferred (nothing done,
         `kind.deferred_for` set) while another process is writing messages.
         """
+        # Rows without a stamp are the backlog: the pipelined drain embeds them (or returns at
+        # once when another process is busy with them); the generic repair does the rest.
+        drained = self.backlog.drain().embedded
         report = maintenance.repair(self.db, self.corpus, self.source, full=full, progress=progress)
+        report = dataclasses.replace(report, reembedded=report.reembedded + drained)
         return RepairReport(reembedded=report.reembedded, orphans_removed=report.orphans_removed, kind=report)

@@ -8,6 +8,10 @@ and skipped. The file is then streamed a second time into the processor, which s
 batches; the ids are deterministic, so a run cut
 short (crash, power loss) is finished by running the same import again, and re-importing an
 unchanged file stores nothing (every message counts as a duplicate).
+
+Imports store first and embed later: `store` returns once every message is stored and
+keyword-searchable, and the embedding backlog (`app/core/index/backlog.py`) makes the vectors in
+the background, overlapping the storing; the CLI waits for it with a progress line.
 """
 
 from __future__ import annotations
@@ -157,6 +161,7 @@ class ImportService:
             progress=store_progress,
             total=preview.messages,
             actor=f"import:{preview.format}",
+            defer_embedding=True,
         )
         # Entries the parser skipped are part of the outcome, reported like rejected messages;
         # messages a live sync already stored under its own ids count as duplicates.

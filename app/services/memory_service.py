@@ -79,8 +79,17 @@ class MemoryService:
         total: int | None = None,
         actor: str = "ingest",
         atomic: bool = False,
+        defer_embedding: bool = False,
     ) -> IngestResult:
-        return self.processor.ingest(messages, progress=progress, total=total, actor=actor, atomic=atomic)
+        """Store messages; `defer_embedding` leaves their vectors to the background backlog."""
+        return self.processor.ingest(
+            messages,
+            progress=progress,
+            total=total,
+            actor=actor,
+            atomic=atomic,
+            defer_embedding=defer_embedding,
+        )
 
     def remember(
         self,
@@ -227,6 +236,7 @@ class MemoryService:
 
     # -- health -------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
+        backlog = self.processor.backlog.status()
         with self.db.read() as session:
             total = self.messages.count(session, self.user_id)
             first, last = self.messages.time_range(session, self.user_id)
@@ -257,11 +267,19 @@ class MemoryService:
                 "vectors": self.processor.collection.count(),
                 "embedding_model": self.processor.embedder.model_id,
                 "embedding_dimensions": self.processor.embedder.dimensions,
+                # Stored, keyword-searchable, not yet embedded (all users: one model, one index).
+                "embedding_backlog": backlog.pending,
+                "embedding_eta_seconds": backlog.to_dict()["eta_seconds"],
             }
 
     def facets(self) -> Facets:
         """Known people, conversations and platforms with message counts (the search pickers)."""
         return known_facets(self.db, self.user_id)
+
+    def embedding_backlog(self) -> dict[str, Any]:
+        """Messages stored but not embedded yet, and how fast they are going: cheap enough to poll
+        (a partial index), for the UI's status line, `strata stats` and REST."""
+        return self.processor.backlog.status().to_dict()
 
     def repair(self, *, full: bool = False, progress: Progress | None = None) -> RepairReport:
         return self.processor.repair(full=full, progress=progress)

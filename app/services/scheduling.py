@@ -9,6 +9,7 @@ fast) and the upkeep of large archives' approximate vector indexes.
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 MEMORY_TRIM_JOB = "memory-trim"
 # Searches and imports also leave peaks (a vector-copy reload); a trim costs a few milliseconds.
 MEMORY_TRIM_SECONDS = 60
+BACKLOG_JOB_ID = "embedding-backlog"
 
 
 def register_jobs(scheduler: Any, services: Any) -> list[str]:
@@ -34,6 +36,21 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
         ("forgetting", lambda: services.forgetting.schedule(scheduler)),
         ("index", lambda: services.index.schedule(scheduler)),
         ("reembed", lambda: services.reembed.schedule(scheduler)),
+        # Messages stored but not embedded (an import cut short, or one made by the CLI with
+        # --no-wait): this process's backlog worker embeds them, beside everything else.
+        (
+            "embedding backlog",
+            lambda: scheduler.add_job(
+                services.processor.backlog.notify,
+                "date",
+                id=BACKLOG_JOB_ID,
+                replace_existing=True,
+                max_instances=1,
+                coalesce=True,
+                # A few seconds after start-up, like the repair: opening the app never waits for it.
+                run_date=datetime.now(UTC) + timedelta(seconds=5),
+            ),
+        ),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
         ("memory files", lambda: services.files.schedule(scheduler)),
         (

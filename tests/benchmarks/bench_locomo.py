@@ -4,7 +4,7 @@ Every turn of the five conversations is imported as a message; every question (c
 is asked through MemoryService.search, pooled over all conversations, with no filters.
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
-        [--keyword-budget ROWS]
+        [--keyword-budget ROWS] [--activations float|int8]
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ def main() -> int:
         "--keyword-budget", type=int, default=None, help="search.keyword_row_budget (0 = unbounded)"
     )
     parser.add_argument("--pool", type=int, default=None, help="search.candidate_pool")
+    parser.add_argument(
+        "--activations",
+        choices=["float", "int8"],
+        default="float",
+        help="int8: the local model with dynamically quantized activations (needs `onnx`)",
+    )
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
@@ -42,7 +48,14 @@ def main() -> int:
         settings.search.keyword_row_budget = args.keyword_budget
     if args.pool is not None:
         settings.search.candidate_pool = args.pool
-    services = build_services(settings)
+    embedder = None
+    if args.activations == "int8":
+        from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
+        from tests.benchmarks.quantize_int8 import dynamic_int8_model
+
+        quantized = workdir / "model-int8"
+        embedder = OnnxMiniLMEmbedder(model_transform=lambda source: dynamic_int8_model(source, quantized))
+    services = build_services(settings, embedder=embedder)
     messages, questions = load()
     if args.limit:
         questions = questions[: args.limit]

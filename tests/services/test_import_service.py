@@ -67,6 +67,7 @@ def test_slack_export_into_search_and_reimport_is_noop(services: Services, tmp_p
     hits = services.memory.search("has the notes", SearchFilters(channels=("general",)), 3)
     assert hits[0].person == "anna"
     assert "@Bob Stone" in hits[0].content
+    services.processor.backlog.wait(timeout_s=30)  # the vectors come in the background
     before = services.memory.stats()
     again = services.imports.run("slack", path)
     assert again.result is not None

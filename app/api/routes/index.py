@@ -1,4 +1,4 @@
-"""`GET /api/index`: the indexed corpus per kind and the re-embed job's status (model switch progress)."""
+"""`GET /api/index`: the indexed corpus per kind, the re-embed job's status and the embedding backlog."""
 
 from __future__ import annotations
 
@@ -18,4 +18,5 @@ def index_status(services: Services = Depends(get_services)) -> dict[str, Any]:
     return {
         "kinds": [r.to_dict() for r in services.index.verify()],
         "reembed": services.reembed.status(),
+        "backlog": services.memory.embedding_backlog(),
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,12 @@ MAX_TOKENS = 256
 DEFAULT_BATCH_SIZE = 32
 # Tokenize this many texts at a time so huge inputs do not hold every Encoding in memory at once.
 _WINDOW = 2048
+# ONNX Runtime's graph optimization levels by name (measured in bench_embed_options.py).
+GRAPH_OPTIMIZATION = {
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
 
 
 class OnnxMiniLMEmbedder:
@@ -35,6 +41,9 @@ class OnnxMiniLMEmbedder:
         batch_size: int = DEFAULT_BATCH_SIZE,
         threads: int | None = None,
         query_cache_size: int = 256,
+        graph_optimization: str = "all",
+        sort_by_length: bool = True,
+        model_transform: Callable[[Path], Path] | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -44,6 +53,12 @@ class OnnxMiniLMEmbedder:
         # Leave no core idle on the 2-core target, but do not oversubscribe large machines either.
         self._threads = threads or max(1, min(os.cpu_count() or 1, 4))
         self._query_cache_size = query_cache_size
+        if graph_optimization not in GRAPH_OPTIMIZATION:
+            raise ValueError(f"graph_optimization must be one of {sorted(GRAPH_OPTIMIZATION)}")
+        self._graph_optimization = graph_optimization
+        self._sort_by_length = sort_by_length
+        # Derives the model the session runs from the verified pinned file (e.g. dynamic int8).
+        self._model_transform = model_transform
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._session: ort.InferenceSession | None = None
@@ -78,7 +93,8 @@ class OnnxMiniLMEmbedder:
                 return
             files = locate_model_files(self._model_path, self._tokenizer_path)
             tokenizer = _load_tokenizer(files.tokenizer)
-            session = _load_session(files.model, self._threads)
+            runnable = self._model_transform(files.model) if self._model_transform else files.model
+            session = _load_session(runnable, self._threads, self._graph_optimization)
             self._files, self._tokenizer, self._session = files, tokenizer, session
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -111,7 +127,11 @@ class OnnxMiniLMEmbedder:
         encodings = self._tokenizer.encode_batch([_as_text(t) for t in texts])
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         # Similar lengths share a batch, so little compute is spent on padding.
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        order = (
+            sorted(range(len(ids)), key=lambda i: len(ids[i]))
+            if self._sort_by_length
+            else list(range(len(ids)))
+        )
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
@@ -157,12 +177,12 @@ def _load_tokenizer(path: Path) -> Tokenizer:
     return tokenizer
 
 
-def _load_session(path: Path, threads: int) -> ort.InferenceSession:
+def _load_session(path: Path, threads: int, graph_optimization: str = "all") -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.graph_optimization_level = GRAPH_OPTIMIZATION[graph_optimization]
     # Idle worker threads would otherwise spin and burn a core between batches in a desktop app.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # The CPU arena keeps every peak for the life of the session: one 32 x 256-token batch left

@@ -25,6 +25,7 @@ from app.core.storage.models import LockRow
 log = logging.getLogger(__name__)
 
 PREFIX = "index_writer:"
+CLAIM_PREFIX = "index_claim:"
 DEFAULT_TTL_MS = 30_000
 
 
@@ -57,6 +58,47 @@ class WriterLeases:
             with self.db.write() as session:
                 session.execute(delete(LockRow).where(LockRow.key.in_(keys)))
 
+    @contextlib.contextmanager
+    def claim(self, name: str) -> Iterator[str | None]:
+        """Exclusive work across processes (one backlog drainer per data dir): yields None when
+        this process holds `name` for the block, else the holder's token (`pid:random`).
+
+        Compare-and-set in one write transaction: insert when absent, take over only an expired
+        claim (a holder that died stops renewing), so two takers cannot both win."""
+        token = f"{os.getpid()}:{secrets.token_hex(6)}"
+        key = f"{CLAIM_PREFIX}{name}"
+        now = self.clock.now_ms()
+        with self.db.write() as session:
+            row = session.get(LockRow, key)
+            if row is not None and row.expires_at > now:
+                holder: str | None = row.token
+            else:
+                if row is not None:
+                    session.delete(row)
+                    session.flush()
+                session.add(LockRow(key=key, token=token, acquired_at=now, expires_at=now + self.ttl_ms))
+                holder = None
+        if holder is not None:
+            yield holder
+            return
+        stop = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=([key], stop), daemon=True, name="strata-claim")
+        beat.start()
+        try:
+            yield None
+        finally:
+            stop.set()
+            beat.join()
+            with self.db.write() as session:
+                session.execute(delete(LockRow).where(LockRow.key == key, LockRow.token == token))
+
+    def holder(self, name: str) -> str | None:
+        """Token of the live holder of claim `name`, if any."""
+        now = self.clock.now_ms()
+        with self.db.read() as session:
+            row = session.get(LockRow, f"{CLAIM_PREFIX}{name}")
+            return row.token if row is not None and row.expires_at > now else None
+
     def _heartbeat(self, keys: list[str], stop: threading.Event) -> None:
         # Renew at a third of the TTL: two missed beats still leave the lease alive.
         while not stop.wait(self.ttl_ms / 3000):
@@ -84,6 +126,9 @@ class WriterLeases:
         now = self.clock.now_ms()
         with self.db.write() as session:
             result = session.execute(
-                delete(LockRow).where(LockRow.key.like(f"{PREFIX}%"), LockRow.expires_at <= now)
+                delete(LockRow).where(
+                    LockRow.key.like(f"{PREFIX}%") | LockRow.key.like(f"{CLAIM_PREFIX}%"),
+                    LockRow.expires_at <= now,
+                )
             )
             return int(getattr(result, "rowcount", 0) or 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core import aaak
@@ -97,6 +97,30 @@ class MessageSource:
             )
         )
         return [str(i) for i in ids]
+
+    def pending(self, session: Session, after: int, limit: int) -> list[int]:
+        """The backlog's next row ids after `after`: rows stored but not embedded yet (no stamp).
+
+        Served by the partial index `ix_raw_messages_unembedded`, so it never scans every message."""
+        return list(
+            session.scalars(
+                select(RawMessageRow.id)
+                .where(RawMessageRow.embedding_content_hash.is_(None), RawMessageRow.id > after)
+                .order_by(RawMessageRow.id)
+                .limit(limit)
+            )
+        )
+
+    def pending_count(self, session: Session) -> int:
+        """How many rows the backlog holds (same partial index)."""
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(RawMessageRow)
+                .where(RawMessageRow.embedding_content_hash.is_(None))
+            )
+            or 0
+        )
 
     def documents(self, session: Session, keys: Sequence[str]) -> list[IndexDoc]:
         ids = [int(k) for k in keys]
