@@ -23,6 +23,8 @@ LABELS = {
     "memory-files-refresh": "Refresh the memory files",
     "index-repair": "Check and repair the search index",
     "index-reembed": "Re-embed after a model change",
+    "index-vectors": "Build the fast search index of a large archive",
+    "embedding-backlog": "Embed messages stored before they were embedded",
 }
 CONNECTOR_PREFIX = "connector-sync:"
 # Jobs whose interval is a setting: job id → (settings.toml table, key).
@@ -32,7 +34,7 @@ INTERVAL_SETTINGS = {
     "memory-files-refresh": ("files", "schedule_minutes"),
 }
 # Internal plumbing the user has no reason to pause (proves the host is alive between runs).
-HIDDEN = frozenset({"forgetting-heartbeat"})
+HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim"})
 
 
 @dataclass(frozen=True, slots=True)
