@@ -208,6 +208,9 @@ def build_demo_services(data_dir: Path, embedder: Any = None) -> Any:
     except Exception as exc:  # e.g. the local model is not installed: text still renders
         print(f"screenshots: local model unavailable ({exc}); using the hashing embedder", file=sys.stderr)
         services = build_services(settings, clock=clock, embedder=HashingEmbedder())
+    # "Opened N times" would depend on when the access counts flush (a 2 s timer): the pictures
+    # keep the stored counts instead of counting the renderer's own clicks.
+    services.access.record = lambda _ids: None
     load_demo(services.memory)
     document = resource_path(*DEMO_DOCUMENT)
     if services.knowledge is not None and document.exists():
