@@ -16,6 +16,7 @@ from app.api.server import BackgroundServer
 from app.bootstrap import Services
 from app.mcp.server import build_mcp_server
 from app.mcp.tools import agent as agent_tools
+from app.mcp.tools import files as files_tools
 from app.mcp.tools import insights as insight_tools
 from app.mcp.tools import kb as kb_tools
 from app.mcp.tools import memory as memory_tools
@@ -196,3 +197,23 @@ async def test_search_snippets_are_clipped_after_masking(services: Services) -> 
     snippets = [h["snippet"] for h in unified["hits"] + memory["hits"]]
     assert snippets and all(KEY[:6] not in s for s in snippets), snippets
     assert all(h.get("masked") is True for h in unified["hits"] + memory["hits"])
+
+
+@pytest.mark.anyio
+async def test_memory_file_pages_and_search_lines_are_masked(services: Services) -> None:
+    filler = "-" * 760
+    services.files.write_note(
+        "Ops notes", f"deploy notes {filler} key {KEY} then rotate\nwifi password: Tr0ub4dor&3\n"
+    )
+    async with Client(build_mcp_server(services, modules=(files_tools,))) as client:
+        pages = [
+            _data(
+                await client.call_tool("read_memory_file", {"path": "notes/ops-notes.md", "max_tokens": 200})
+            )
+        ]
+        while pages[-1]["next_offset"] is not None:
+            args = {"path": "notes/ops-notes.md", "max_tokens": 200, "offset": pages[-1]["next_offset"]}
+            pages.append(_data(await client.call_tool("read_memory_file", args)))
+        found = _data(await client.call_tool("search_memory_files", {"query": "wifi password"}))
+    assert len(pages) >= 2 and _leaks([pages, found]) == [] and "Tr0ub4dor" not in json.dumps([pages, found])
+    assert any(p.get("masked") for p in pages) and "[SECRET:" in json.dumps(found)

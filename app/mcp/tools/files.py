@@ -73,14 +73,20 @@ def register(server: MCPServer, services: Services) -> None:
         if end < len(found.text):
             cut = found.text.rfind("\n", offset, end)
             end = cut + 1 if cut > offset else end  # end a page at a line break when one is near
-        return {
+        # Notes are the user's own text and go to a cloud model: secrets masked, as the page reads
+        # in the whole file (the page end never cuts one in two).
+        text, end = services.privacy.page(found.text, offset, end - offset)
+        page: dict[str, Any] = {
             "path": found.path,
             "title": found.title,
             "total_chars": len(found.text),
             "offset": offset,
-            "text": found.text[offset:end],
+            "text": text,
             "next_offset": end if end < len(found.text) else None,
         }
+        if text != found.text[offset:end]:
+            page["masked"] = True
+        return page
 
     @strata_tool
     def search_memory_files(
@@ -94,7 +100,12 @@ def register(server: MCPServer, services: Services) -> None:
     ) -> dict[str, Any]:
         hits = files.search(query, folder=folder, limit=limit)
         items = [
-            {"path": h.path, "title": h.title, "lines": [f"{n}: {t}" for n, t in h.snippets]} for h in hits
+            {
+                "path": h.path,
+                "title": h.title,
+                "lines": [f"{n}: {services.privacy.mask(t)}" for n, t in h.snippets],
+            }
+            for h in hits
         ]
         page = paginate(items, offset=0, max_tokens=max_tokens)
         return page.envelope("files", query=query)
