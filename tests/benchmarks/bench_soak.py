@@ -194,7 +194,8 @@ def main() -> int:
     print(f"soak {args.minutes:.0f} min at {args.n} messages: {counts}")
     report(sampler, idle_from)
     if args.csv:
-        lines = ["seconds,rss_mb,load,event"] + [f"{a:.0f},{b:.1f},{c:.2f},{d}" for a, b, c, d in sampler.rows]
+        samples = [f"{a:.0f},{b:.1f},{c:.2f},{d}" for a, b, c, d in sampler.rows]
+        lines = ["seconds,rss_mb,load,event", *samples]
         args.csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"curve written to {args.csv}")
     print(f"machine {os.cpu_count()} cores")
