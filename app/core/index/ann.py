@@ -44,10 +44,11 @@ MIN_REFINED = 150
 # query at 1M (docs/benchmarks.md), the check after costs nothing.
 BROAD_SHARE = 0.9
 SHARE_TTL_S = 60.0
-# A prefilter keeping at most this many rows is answered exactly (LanceDB's scan of just those
-# rows, through the scalar indexes): as fast as the index there, and the index's probes can miss
-# rows of a narrow filter (Recall@10 0.972 with such filters at 1M, docs/benchmarks.md).
-EXACT_MAX_ROWS = 30_000
+# A prefilter keeping at most this many rows lets the search probe further partitions until it
+# has found enough rows: 40 probes found 0.953 of the true top 10 for a 17k-row channel filter at
+# 1M, unbounded probing 1.000 (82 vs 25 ms p50 at load 13); scanning just those rows exactly
+# took 252 ms (they are scattered over the whole table). docs/benchmarks.md.
+NARROW_MAX_ROWS = 30_000
 
 
 def refine_factor(limit: int) -> int:
@@ -108,7 +109,7 @@ class AnnIndex:
         # Ask for enough rows that `limit` are still left after the check.
         fetch = limit if not broad else math.ceil(limit / max(share, BROAD_SHARE**3)) + 5
         narrow = bool(before.terms) and self.rows() * math.prod(self.share(t) for t in before.terms) <= (
-            EXACT_MAX_ROWS
+            NARROW_MAX_ROWS
         )
         hits = self.collection.search(
             vector,
@@ -117,7 +118,7 @@ class AnnIndex:
             nprobes=NPROBES,
             refine_factor=refine_factor(fetch),
             after=Filter(broad) if broad else None,
-            exact=narrow,
+            max_nprobes=0 if narrow else None,
         )
         return hits[:limit]
 

@@ -36,8 +36,11 @@ from app.core.storage.vectors import arrow_column as _column
 __all__ = ["DEFAULT_MAX_ROWS", "MatrixView", "Projection", "VectorMatrixCache"]
 
 log = logging.getLogger(__name__)
-# Above this many rows the copy is not held (memory: 384 floats a row); the ANN index serves.
-DEFAULT_MAX_ROWS = 300_000
+# Above this many rows the copy is not held; the ANN index serves. The copy costs ~2.4 KB a row
+# (vector, projection, columns, key index): 355 MB at 150k, 710 MB at 300k, too much for the
+# 1 GB process budget; at 400k the index path searched as fast as the copy at 100k in the same
+# process (docs/benchmarks.md, "Vector search at 1M").
+DEFAULT_MAX_ROWS = 150_000
 # Below this many rows the full product costs ~1 ms; projections would not pay for themselves.
 PROJECT_MIN_ROWS = 20_000
 PROJECTED_DIMENSIONS = 128  # 2 % of 100k rows left to score in full (docs/benchmarks.md)

@@ -163,7 +163,7 @@ class VectorCollection:
         nprobes: int | None = None,
         refine_factor: int | None = None,
         after: Filter | None = None,
-        exact: bool = False,
+        max_nprobes: int | None = None,
     ) -> list[VectorHit]:
         """LanceDB's own prefiltered search; the typed filter is compiled here, never by callers.
 
@@ -172,13 +172,13 @@ class VectorCollection:
         vectors, and rows the index does not cover yet are scanned in full beside it. `after`
         terms are checked on the rows found instead of before the search (for terms nearly every
         row meets, where a prefilter costs more than it saves); fewer than `limit` may remain.
-        `exact` skips the index (for a narrow prefilter, whose few rows are scanned in full)."""
+        `max_nprobes` (0: no bound) lets a narrow prefilter probe further until `limit` rows match."""
         query = self.table.search(vector.astype(np.float32)).distance_type("cosine").limit(limit)
-        if exact:
-            query = query.bypass_vector_index()
-        if nprobes is not None and not exact:
+        if nprobes is not None:
             query = query.nprobes(nprobes)
-        if refine_factor is not None and not exact:
+        if max_nprobes is not None:
+            query = query.maximum_nprobes(max_nprobes)
+        if refine_factor is not None:
             query = query.refine_factor(refine_factor)
         expression = to_lance(where) if where is not None else None
         if expression:

@@ -58,7 +58,7 @@ def test_index_is_built_past_its_threshold_finds_new_rows_and_forgets_deleted_on
         assert len(hits) == 10
         assert all(int(h.key[1:]) % 20 != 0 and int(h.key[1:]) % 2 == 0 for h in hits)
 
-    # A narrow prefilter (here: at most 30,000 rows) is answered exactly, past the index.
+    # A narrow prefilter (here: at most 30,000 rows) probes on until enough rows match.
     odd = Filter((Eq("channel", "odd"),))
     for query in _clustered(rng, 10):
         exact = vectors @ query
