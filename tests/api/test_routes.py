@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from app.api.app import create_app
 from app.bootstrap import build_services
 from app.cli.main import cli
+from app.core.jsonl import parse_jsonl
 from app.core.storage.models import AuditRow
 
 TOKEN = "k" * 43
@@ -129,6 +130,31 @@ async def test_get_with_context_pin_and_audited_delete(client, services):
 async def test_stats(client):
     body = (await client.get("/api/stats")).json()
     assert body["messages"] == 24 and body["by_platform"]["slack"] == 15
+    assert body["embedding_backlog"] == 0 and body["embedding_eta_seconds"] == 0.0
+
+
+@pytest.mark.anyio
+async def test_an_import_is_searchable_while_its_backlog_shows_in_stats_and_index(client, services, tmp_path):
+    # The worker of this process is held back, as if the model were busy with a large import.
+    services.processor.backlog.autostart = False
+    lines = [
+        {"platform": "slack", "message_id": f"b{i}", "channel": "ops", "person": "kim",
+         "timestamp": 1_700_000_000_000 + i, "content": f"pelican crossing report {i}"}
+        for i in range(30)
+    ]  # fmt: skip
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    with path.open("rb") as handle:  # as `strata import jsonl` and every import does
+        services.memory.ingest(parse_jsonl(handle, default_user="local"), defer_embedding=True)
+    stats = (await client.get("/api/stats")).json()
+    assert stats["embedding_backlog"] == 30 and stats["embedding_eta_seconds"] is None
+    backlog = (await client.get("/api/index")).json()["backlog"]
+    assert backlog["pending"] == 30 and backlog["running"] is False and backlog["drainer_pid"] is None
+    hits = (await client.get("/api/search", params={"q": "pelican crossing report 7"})).json()["hits"]
+    assert hits and hits[0]["content"] == "pelican crossing report 7"
+    services.processor.backlog.wait(timeout_s=30)
+    backlog = (await client.get("/api/index")).json()["backlog"]
+    assert backlog["pending"] == 0 and backlog["embedded"] == 30 and backlog["eta_seconds"] == 0.0
 
 
 @pytest.mark.anyio

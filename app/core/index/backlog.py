@@ -206,9 +206,13 @@ class EmbeddingBacklog:
             finally:
                 _put(prepared, None, None)
 
+        # Vectors, collection and stamps of one pass name one model, even if a re-embed job
+        # switches models meanwhile (rows stamped with the old one are then its to redo).
+        model, dims = self.corpus.embedder.model_id, self.corpus.embedder.dimensions
+        collection = self.corpus.collection_for(model, dims)
+
         def write() -> None:
             nonlocal done
-            model, dims = self.corpus.embedder.model_id, self.corpus.embedder.dimensions
             try:
                 while True:
                     item = embedded.get()
@@ -227,7 +231,7 @@ class EmbeddingBacklog:
                             break
                         docs += more[0]
                         vectors.append(more[1])
-                    self.corpus.put_vectors(docs, np.concatenate(vectors))
+                    self.corpus.put_vectors(docs, np.concatenate(vectors), collection)
                     with self.db.write() as session:
                         self.source.stamp(session, docs, model, dims)
                     done += len(docs)
