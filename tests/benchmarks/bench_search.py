@@ -105,9 +105,9 @@ def run(
     provider: str,
     corpus_name: str,
     workdir: Path | None,
-    build: str,
-    recall: int,
-    baseline: int,
+    build: str = "auto",
+    recall: int = 0,
+    baseline: int = 0,
     compare: str | None = None,
 ) -> None:
     bulk = build == "bulk" or (build == "auto" and size >= BULK_FROM and corpus_name == "locomo")
