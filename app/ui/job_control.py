@@ -23,8 +23,8 @@ LABELS = {
     "memory-files-refresh": "Refresh the memory files",
     "index-repair": "Check and repair the search index",
     "index-reembed": "Re-embed after a model change",
-    "index-vectors": "Build the fast search index of a large archive",
-    "embedding-backlog": "Embed messages stored before they were embedded",
+    "index-vectors": "Index a large archive for search",
+    "embedding-backlog": "Embed newly stored messages",
 }
 CONNECTOR_PREFIX = "connector-sync:"
 # Jobs whose interval is a setting: job id → (settings.toml table, key).
