@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.ui.context import UiContext
 from app.ui.ops import MutateOp, QueryOp
+from app.ui.toast import FloatingBanner
 from app.ui.widgets import Banner, header, muted
 
 RELOAD_COALESCE_MS = 150
@@ -40,6 +41,9 @@ class Screen(QWidget):
         self.outer.addWidget(header(self.title))
         self.banner = Banner(self)
         self.outer.addWidget(self.banner)
+        # Notices float over the page and close themselves: showing one never moves the content
+        # under the user's pointer (the banner used to push every screen down until cleared).
+        self.floating = FloatingBanner(self.banner, self)
         if self.watches:
             ctx.events.subscribe(self, self.watches, self._on_changed)
 

@@ -35,7 +35,6 @@ from app.ui.screens.settings_retention import RetentionSection
 from app.ui.screens.settings_schedules import SchedulesSection
 from app.ui.screens.settings_you import YouSection
 from app.ui.settings_file import update_settings_file
-from app.ui.toast import FloatingBanner
 
 # Providers a person chooses from (the hashing embedder exists for tests only and is not offered).
 PROVIDERS = {
@@ -61,7 +60,6 @@ class SettingsScreen(Screen):
         scroll.setWidget(inner)
         self.outer.addWidget(scroll, 1)
         settings = ctx.settings
-        self.floating = FloatingBanner(self.banner, self)
         self.you = YouSection(self)
         self.form_area.addWidget(self.you)
         self.retention = RetentionSection(self)

@@ -28,7 +28,6 @@ from app.ui.context import UiContext
 from app.ui.events import MESSAGES
 from app.ui.icons import icon, icon_img
 from app.ui.screens.base import Screen
-from app.ui.toast import FloatingBanner
 from app.ui.widgets import muted
 
 EXAMPLE_QUERIES = (
@@ -64,7 +63,6 @@ class WelcomeScreen(Screen):
     def __init__(self, ctx: UiContext) -> None:
         super().__init__(ctx)
         self.setAcceptDrops(True)
-        self.floating = FloatingBanner(self.banner, self)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
