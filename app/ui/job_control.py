@@ -18,13 +18,12 @@ from typing import Any
 PAUSED_FILE = "ui-paused-jobs.json"
 # Job ids (app.services.*, forgetting.schedule) → what they do, in the user's words.
 LABELS = {
-    "forgetting": "Tidy old messages into summaries (forgetting)",
+    "forgetting": "Tidy old messages into summaries",
     "insights.generate": "Find insights in new messages",
     "memory-files-refresh": "Refresh the memory files",
     "index-repair": "Check and repair the search index",
     "index-reembed": "Re-embed after a model change",
     "index-vectors": "Index a large archive for search",
-    "embedding-backlog": "Embed newly stored messages",
 }
 CONNECTOR_PREFIX = "connector-sync:"
 # Jobs whose interval is a setting: job id → (settings.toml table, key).
@@ -34,7 +33,8 @@ INTERVAL_SETTINGS = {
     "memory-files-refresh": ("files", "schedule_minutes"),
 }
 # Internal plumbing the user has no reason to pause (proves the host is alive between runs).
-HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim"})
+# The embedding backlog's start-up kick runs once; the backlog itself shows in the status bar.
+HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim", "embedding-backlog"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +65,8 @@ def schedule_text(trigger: Any) -> str:
         if seconds % 60 == 0:
             return f"every {seconds // 60} min"
         return f"every {seconds} s"
+    if hasattr(trigger, "run_date"):  # a one-off run (DateTrigger): its date is in "Next run"
+        return "once"
     return str(trigger)
 
 
