@@ -113,8 +113,8 @@ class PrivacyService:
         added = sorted(p for p, n in placeholders(submitted).items() if n > before[p])
         if added:
             raise Conflict(
-                f"{name}: this text holds masked placeholders such as {', '.join(added[:5])} that are not in the "
-                "stored file; writing it would replace your secrets with placeholders",
+                f"{name}: this text holds masked placeholders such as {', '.join(added[:5])} that are "
+                "not in the stored file; writing it would replace your secrets with placeholders",
                 hint="read with reveal=true to edit a file that holds secrets "
                 "(needs [privacy] allow_reveal = true), or remove the placeholders",
             )
