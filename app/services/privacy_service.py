@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from app.core.clock import Clock, iso
 from app.core.domain import SearchHit
-from app.core.errors import InvalidInput
-from app.core.privacy.detector import Detector, apply
+from app.core.errors import Conflict, InvalidInput
+from app.core.privacy.detector import Detector, apply, placeholders
 from app.core.privacy.injection import FLAG, injection_signals
 from app.core.privacy.windows import masked_excerpt, masked_page
 from app.core.settings import Settings
@@ -103,6 +103,21 @@ class PrivacyService:
                 hint="set [privacy] allow_reveal = true in settings.toml to allow it",
             )
         return reveal
+
+    def check_no_new_placeholders(self, name: str, submitted: str, stored: str | None) -> None:
+        """Refuse a write whose text holds more of a placeholder than the stored file does verbatim:
+        it was read masked, and writing it back would replace the user's secrets with placeholders."""
+        if stored is None:
+            return  # a new file: there is nothing to overwrite
+        before = placeholders(stored)
+        added = sorted(p for p, n in placeholders(submitted).items() if n > before[p])
+        if added:
+            raise Conflict(
+                f"{name}: this text holds masked placeholders such as {', '.join(added[:5])} that are "
+                "not in the stored file; writing it would replace your secrets with placeholders",
+                hint="read with reveal=true to edit a file that holds secrets "
+                "(needs [privacy] allow_reveal = true), or remove the placeholders",
+            )
 
     def mask(self, text: str | None) -> str | None:
         return self.detector.mask(text) if text else text

@@ -1,4 +1,8 @@
-"""`/api/files`: list, read, search and write the markdown memory files, and regenerate them."""
+"""`/api/files`: list, read, search and write the markdown memory files, and regenerate them.
+
+Reads are masked like every result an agent may see (`reveal=true` under `[privacy] allow_reveal`);
+a write that would put masked placeholders over the stored secrets is refused.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import get_services
 from app.bootstrap import Services
+from app.core.errors import NotFound
 from app.core.memory_files.store import MAX_FILE_BYTES, MemoryFile
 
 router = APIRouter(tags=["memory files"])
@@ -47,15 +52,23 @@ class FileOut(BaseModel):
     version: str = Field(description="send it back as `version` in PUT to detect concurrent edits")
     user_owned: bool
     text: str
+    masked: bool = Field(
+        False,
+        description="detected secrets in `text` were replaced by placeholders; writing this text back is "
+        "refused (read with reveal=true to edit)",
+    )
 
     @classmethod
-    def of(cls, found: MemoryFile) -> FileOut:
+    def of(cls, found: MemoryFile, services: Services, *, reveal: bool = False) -> FileOut:
+        text = found.text if reveal else services.privacy.mask(found.text) or ""
+        title = found.title if reveal else services.privacy.mask(found.title) or ""
         return cls(
             path=found.path,
-            title=found.title,
+            title=title,
             version=found.version,
             user_owned=found.user_owned,
-            text=found.text,
+            text=text,
+            masked=text != found.text or title != found.title,
         )
 
 
@@ -80,6 +93,7 @@ class FileHitOut(BaseModel):
     score: float
     snippets: list[SnippetOut]
     modified_ns: int
+    masked: bool = False
 
 
 class FileSearchOut(BaseModel):
@@ -119,11 +133,15 @@ def search_files(
     ),
     dir: Folder | None = Query(None, description="only this folder"),
     limit: int = Query(20, ge=1, le=200),
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
     services: Services = Depends(get_services),
 ) -> FileSearchOut:
     """Case-insensitive full text over every file; files edited on disk are re-read first."""
-    hits = services.files.search(q, folder=dir, limit=limit)
-    return FileSearchOut(query=q, hits=[FileHitOut(**h.to_dict()) for h in hits])  # type: ignore[arg-type]
+    reveal = services.privacy.check_reveal(reveal)  # refused before any work when not allowed
+    hits = [h.to_dict() for h in services.files.search(q, folder=dir, limit=limit)]
+    # Lines are masked one by one, as `search_memory_files` does; `masked` marks a hit that changed.
+    out = [services.privacy.outgoing(h, text=None, reveal=reveal) for h in hits]
+    return FileSearchOut(query=q, hits=[FileHitOut(**h) for h in out])
 
 
 @router.post("/files/refresh", response_model=RefreshOut, summary="Regenerate memory files")
@@ -133,11 +151,35 @@ def refresh_files(body: RefreshIn | None = None, services: Services = Depends(ge
 
 
 @router.get("/files/{path:path}", response_model=FileOut, summary="Read one memory file")
-def read_file(path: FilePath, services: Services = Depends(get_services)) -> FileOut:
-    return FileOut.of(services.files.read(path))
+def read_file(
+    path: FilePath,
+    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
+    services: Services = Depends(get_services),
+) -> FileOut:
+    """Detected secrets are masked unless `reveal=true` is allowed; edit from a revealed read."""
+    reveal = services.privacy.check_reveal(reveal)
+    return FileOut.of(services.files.read(path), services, reveal=reveal)
 
 
 @router.put("/files/{path:path}", response_model=FileOut, summary="Write one memory file")
-def write_file(path: FilePath, body: FileIn, services: Services = Depends(get_services)) -> FileOut:
-    """notes/ and strategy/ take any text; generated pages only changes outside their generated block."""
-    return FileOut.of(services.files.write(path, body.text, expected_version=body.version))
+def write_file(
+    path: FilePath,
+    body: FileIn,
+    reveal: bool = Query(False, description="answer verbatim (needs [privacy] allow_reveal = true)"),
+    services: Services = Depends(get_services),
+) -> FileOut:
+    """notes/ and strategy/ take any text; generated pages only changes outside their generated block.
+
+    Text holding a placeholder (`[SECRET:…]`, `[EMAIL]`, …) the stored file does not hold verbatim
+    is refused with 409: it came from a masked read and would overwrite the user's secrets.
+    The answer is masked like a read unless `reveal=true` (an editor keeps its verbatim buffer).
+    """
+    reveal = services.privacy.check_reveal(reveal)
+    try:
+        stored: str | None = services.files.read(path).text
+    except NotFound:
+        stored = None
+    services.privacy.check_no_new_placeholders(path, body.text, stored)
+    return FileOut.of(
+        services.files.write(path, body.text, expected_version=body.version), services, reveal=reveal
+    )

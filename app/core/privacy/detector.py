@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -122,6 +122,11 @@ def apply(text: str, findings: Iterable[Finding]) -> str:
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def placeholders(text: str) -> Counter[str]:
+    """How often each of our placeholders (`[SECRET:<kind>]`, `[EMAIL]`, …) appears in `text`."""
+    return Counter(m.group() for m in _PLACEHOLDER.finditer(text)) if "[" in text else Counter()
 
 
 def _outside_placeholders(text: str, findings: list[Finding]) -> list[Finding]:
