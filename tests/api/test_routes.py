@@ -166,7 +166,9 @@ async def test_index_status_per_kind_and_reembed(client):
     # A small archive has no approximate index: exact search, and the fields say so.
     ann = kinds["message"]["vector_index"]
     assert ann["approximate"] is False and ann["index_type"] is None
-    assert ann["rows"] == ann["unindexed_rows"] == 24 and ann["indexed_rows"] == 0 and ann["builds_at_rows"] > 24
+    assert (
+        ann["rows"] == ann["unindexed_rows"] == 24 and ann["indexed_rows"] == 0 and ann["builds_at_rows"] > 24
+    )
     assert all(k["vector_index"]["approximate"] is False for k in body["kinds"])
     assert body["reembed"]["switch_pending"] is False and body["reembed"]["running"] is False
 
