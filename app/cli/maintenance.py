@@ -102,7 +102,7 @@ def doctor_command(
 def _ann_detail(state: dict[str, object]) -> str:
     """One kind's approximate vector index in a sentence (an absent one is no fault: exact search)."""
     if not state["approximate"]:
-        return f"none, exact search over {state['rows']} vector(s) (built at {state['builds_at_rows']:,})"
+        return f"exact search, {state['rows']} vector(s) (index from {state['builds_at_rows']:,})"
     return (
         f"{state['index_type']}, {state['indexed_rows']} of {state['rows']} vector(s) indexed, "
         f"{state['unindexed_rows']} scanned in full until the next refresh"
