@@ -89,10 +89,24 @@ def doctor_command(
                 f"removed {report.orphans_removed} orphan(s), re-indexed {report.keywords_rebuilt} text(s)"
             )
         check(f"index: {_KIND_NAMES.get(report.kind, report.kind)}", True, detail)
+    ann = guarded(svc.index.vector_indexes)
+    for kind, state in ann.items():
+        check(f"vector index: {_KIND_NAMES.get(kind, kind)}", True, _ann_detail(state))
     if as_json:
-        print_json({"ok": ok, "checks": checks, "kinds": [r.to_dict() for r in reports]})
+        kinds = [{**r.to_dict(), "vector_index": ann.get(r.kind)} for r in reports]
+        print_json({"ok": ok, "checks": checks, "kinds": kinds})
     if not ok:
         raise typer.Exit(1)
+
+
+def _ann_detail(state: dict[str, object]) -> str:
+    """One kind's approximate vector index in a sentence (an absent one is no fault: exact search)."""
+    if not state["approximate"]:
+        return f"exact search, {state['rows']} vector(s) (index from {state['builds_at_rows']:,})"
+    return (
+        f"{state['index_type']}, {state['indexed_rows']} of {state['rows']} vector(s) indexed, "
+        f"{state['unindexed_rows']} scanned in full until the next refresh"
+    )
 
 
 _KIND_NAMES = {"message": "messages", "summary": "summaries", "insight": "insights", "chunk": "documents"}

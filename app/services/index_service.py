@@ -43,6 +43,21 @@ class IndexService:
         """Each kind's drift between SQLite and its indexes; changes nothing."""
         return [maintenance.verify(self.db, k.corpus, k.source, full=full) for k in self.kinds]
 
+    def vector_indexes(self) -> dict[str, dict[str, Any]]:
+        """Per kind (`message`, `summary`, …): whether an approximate vector index serves it and how
+        much of the collection it covers. Without one (`index_type` None) searches are exact; the
+        background job builds it once the collection reaches `builds_at_rows`. Reads metadata only."""
+        out: dict[str, dict[str, Any]] = {}
+        for k in self.kinds:
+            ann = k.corpus.ann()
+            status = ann.status()
+            out[k.corpus.kind] = {
+                **status.to_dict(),
+                "approximate": status.index_type is not None,
+                "builds_at_rows": ann.min_rows,
+            }
+        return out
+
     def repair(
         self, *, full: bool = False, progress: Callable[[str, int, int | None], None] | None = None
     ) -> list[KindReport]:

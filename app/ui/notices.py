@@ -5,7 +5,8 @@
 published on the window's event bus, so every screen showing it reloads (a forgetting run made
 by a `strata serve` in another process updates the Memory screen). Forgetting runs the user did
 not start, new insights and connector syncs also become a notice in the window's status bar,
-with a link to review and, for forgetting, to undo.
+with a link to review and, for forgetting, to undo. The same poll reads the embedding backlog
+for the status bar's "Embedding N messages" line (`backlog_status.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from app.ui.backlog_status import BacklogLabel
 from app.ui.events import ALL_KINDS, CONNECTORS, FORGETTING, INSIGHTS, MESSAGES, SUMMARIES, Changes
 from app.ui.ops import MutateOp, QueryOp
 
@@ -81,10 +83,17 @@ def sync_notices(before: dict[str, tuple[Any, int]], states: list[Any]) -> list[
 class ChangeWatcher(QObject):
     """Polls the change marker; publishes changed kinds and posts notices to `on_notice`."""
 
-    def __init__(self, ctx: Any, on_notice: Callable[[Notice], None], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        ctx: Any,
+        on_notice: Callable[[Notice], None],
+        parent: QObject | None = None,
+        on_backlog: Callable[[dict[str, Any] | None], None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.on_notice = on_notice
+        self.on_backlog = on_backlog  # gets the embedding backlog's status at every poll
         self.services = ctx.services
         self.user = ctx.services.settings.user_id
         self.marker: dict[str, tuple[Any, ...]] | None = None
@@ -122,7 +131,9 @@ class ChangeWatcher(QObject):
         before, first = self.marker, self.marker is None
         seen_started, syncs = self.seen_started, dict(self.syncs)
 
-        def load() -> tuple[dict[str, tuple[Any, ...]], list[Any] | None, list[Any] | None]:
+        want_backlog = self.on_backlog is not None
+
+        def load() -> tuple[Any, ...]:
             from app.services.change_marker import change_marker  # SQLAlchemy: not at window start
 
             marker = change_marker(db, user)
@@ -133,7 +144,7 @@ class ChangeWatcher(QObject):
             )
             runs = forgetting.runs(limit=10) if forgetting is not None and FORGETTING in changed else None
             states = connectors.list_all() if connectors is not None and CONNECTORS in changed else None
-            return marker, runs, states
+            return marker, runs, states, _backlog(services) if want_backlog else None
 
         QueryOp(parent=self, op=load, success=lambda r: self._compare(r, first, seen_started, syncs)).failure(
             self._failed
@@ -144,7 +155,9 @@ class ChangeWatcher(QObject):
 
     def _compare(self, loaded: Any, first: bool, seen_started: int, syncs: dict[str, Any]) -> None:
         self._running = False
-        marker, runs, states = loaded
+        marker, runs, states, backlog = loaded
+        if self.on_backlog is not None:
+            self.on_backlog(backlog)
         before, self.marker = self.marker or {}, marker
         notices: list[Notice] = []
         if runs is not None:
@@ -167,6 +180,12 @@ class ChangeWatcher(QObject):
             self.ctx.events.publish(Changes(frozenset(kinds)))
         for notice in notices:
             self.on_notice(notice)
+
+
+def _backlog(services: Any) -> dict[str, Any] | None:
+    """The embedding backlog's status (a partial-index count), or None without a memory service."""
+    memory = getattr(services, "memory", None)
+    return memory.embedding_backlog() if memory is not None else None
 
 
 def changed_kinds(before: dict[str, tuple[Any, ...]], after: dict[str, tuple[Any, ...]]) -> set[str]:
@@ -266,6 +285,9 @@ def install_notices(window: Any) -> ChangeWatcher | None:
     bar = NoticeBar(ctx)
     window.statusBar().addWidget(bar, 1)
     window.notice_bar = bar
-    watcher = ChangeWatcher(ctx, bar.post, window)
+    backlog = BacklogLabel()
+    window.statusBar().addPermanentWidget(backlog)
+    window.backlog_label = backlog
+    watcher = ChangeWatcher(ctx, bar.post, window, on_backlog=backlog.update_status)
     ctx.notices = watcher
     return watcher

@@ -163,6 +163,13 @@ async def test_index_status_per_kind_and_reembed(client):
     kinds = {k["kind"]: k for k in body["kinds"]}
     assert set(kinds) == {"message", "summary", "insight", "chunk"}
     assert kinds["message"]["rows"] == kinds["message"]["vectors"] == 24
+    # A small archive has no approximate index: exact search, and the fields say so.
+    ann = kinds["message"]["vector_index"]
+    assert ann["approximate"] is False and ann["index_type"] is None
+    assert (
+        ann["rows"] == ann["unindexed_rows"] == 24 and ann["indexed_rows"] == 0 and ann["builds_at_rows"] > 24
+    )
+    assert all(k["vector_index"]["approximate"] is False for k in body["kinds"])
     assert body["reembed"]["switch_pending"] is False and body["reembed"]["running"] is False
 
 

@@ -93,3 +93,16 @@ def test_doctor_prints_one_line_per_kind(cli_env: dict[str, str]) -> None:
     assert out.exit_code == 0, out.output
     for name in ("messages", "summaries", "insights", "documents"):
         assert f"index: {name}" in out.output
+
+
+def test_doctor_says_whether_an_approximate_vector_index_serves_each_kind(cli_env: dict[str, str]) -> None:
+    out = runner.invoke(cli, ["doctor"])
+    assert out.exit_code == 0, out.output
+    assert "vector index: messages: exact search, 0 vector(s) (index from " in out.output
+    body = json.loads(runner.invoke(cli, ["doctor", "--json"]).stdout)
+    kinds = {k["kind"]: k for k in body["kinds"]}
+    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    for kind in kinds.values():
+        ann = kind["vector_index"]
+        assert ann["approximate"] is False and ann["index_type"] is None and ann["indexed_rows"] == 0
+        assert "rows" in kind and "missing" in kind  # the existing fields stay as they were

@@ -14,9 +14,11 @@ router = APIRouter(tags=["index"])
 
 @router.get("/index", summary="Index state per kind and re-embed progress")
 def index_status(services: Services = Depends(get_services)) -> dict[str, Any]:
-    """Read-only: counts SQLite rows against vectors per kind (no repair on this path)."""
+    """Read-only: counts SQLite rows against vectors per kind (no repair on this path), and says
+    whether an approximate vector index serves each kind (`vector_index`)."""
+    ann = services.index.vector_indexes()
     return {
-        "kinds": [r.to_dict() for r in services.index.verify()],
+        "kinds": [{**r.to_dict(), "vector_index": ann.get(r.kind)} for r in services.index.verify()],
         "reembed": services.reembed.status(),
         "backlog": services.memory.embedding_backlog(),
     }

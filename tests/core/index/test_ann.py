@@ -84,7 +84,12 @@ def test_large_archives_search_through_the_index_built_by_the_background_job(ser
     corpus.max_cached_rows = 100  # as if this were a million messages
     corpus.ann().min_rows = 300
     services.memory.ingest([make_message(i, content=f"topic {i % 9} note {i} report") for i in range(400)])
+    before = services.index.vector_indexes()["message"]
+    assert before["approximate"] is False and before["index_type"] is None and before["builds_at_rows"] == 300
     assert services.index.maintain_vector_indexes()["messages"].action == "build"
+    state = services.index.vector_indexes()["message"]  # what doctor and GET /api/index show
+    assert state["approximate"] is True and state["index_type"] == "IVF_SQ"
+    assert state["rows"] == state["indexed_rows"] == 400 and state["unindexed_rows"] == 0
     assert corpus.matrix().search(np.ones(64, np.float32), 5, lambda c: c["user_id"] == "local") is None
 
     hits = services.memory.search("topic 4 note 13 report", limit=5)
