@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from app.api.security import load_or_create_token
 from app.api.server import free_port
 from tests.benchmarks import bench_search
+from tests.benchmarks.bench_api import wait_ready
 from tests.benchmarks.bench_search import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,19 +47,6 @@ def ensure_data(workdir: Path, n: int) -> Path:
         # bench_search builds (or reuses) the index there and times a few searches.
         bench_search.run(n, "local", "synthetic", workdir)
     return data_dir
-
-
-async def wait_ready(url: str, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient() as client:
-        while time.monotonic() < deadline:
-            try:
-                if (await client.get(f"{url}/api/health")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.25)
-    raise RuntimeError("server did not start")
 
 
 async def load(url: str, token: str, clients: int, seconds: float, queries: list[str]) -> dict[str, float]:
@@ -125,7 +113,7 @@ def main() -> int:
     )
     _, queries = bench_search.corpus("synthetic", 10)
     try:
-        asyncio.run(wait_ready(url))
+        asyncio.run(wait_ready(url, timeout=300))
         asyncio.run(load(url, token, 2, 5, queries))  # warm-up: model, caches, connection pools
         print(f"server RSS after warm-up {rss_mb(server.pid):.0f} MB")
         for clients in (int(c) for c in args.clients.split(",")):
