@@ -116,8 +116,7 @@ class InsightIndex:
             legs = Legs(vector=vector_leg, keyword=keyword_leg)
             # The insights' own text: exact word evidence on the scale every other kind uses, so
             # unified search can merge insights with messages and documents on one relevance.
-            rows = session.scalars(select(InsightRow).where(InsightRow.id.in_(legs.keys)))
-            texts = {r.id: document_text(to_draft(r)) for r in rows}
+            texts = {d.key: d.document for d in self.source.documents(session, list(legs.keys))}
         fused = fuse(legs, query=query, texts=texts, params=self.fusion)
         return sorted(fused.items(), key=lambda kv: -kv[1])[:limit]
 

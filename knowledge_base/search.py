@@ -130,7 +130,10 @@ class ChunkSearcher:
         view = self.corpus.matrix().view() if keys else None
         if view is None:
             return {}
-        rows = np.flatnonzero(np.isin(view.keys, np.asarray(keys, dtype=object)))
+        wanted = np.isin(view.keys, np.asarray(keys, dtype=object))
+        if view.alive is not None:  # a chunk deleted since the copy was loaded keeps its old row
+            wanted &= view.alive
+        rows = np.flatnonzero(wanted)
         scores = view.matrix[rows] @ vector.astype(np.float32)
         return {str(view.keys[r]): float(s) for r, s in zip(rows, scores, strict=True)}
 

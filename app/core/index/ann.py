@@ -141,9 +141,8 @@ class AnnIndex:
             known = self._shares.get(term)
         if known is not None and now - known[1] < SHARE_TTL_S:
             return known[0]
-        table = self.collection.table
-        total = int(table.count_rows())
-        kept = int(table.count_rows(to_lance(Filter((term,))))) if total else 0
+        total = self.rows()
+        kept = int(self.collection.table.count_rows(to_lance(Filter((term,))))) if total else 0
         share = kept / total if total else 0.0
         with self._lock:
             if len(self._shares) > 256:
