@@ -49,10 +49,10 @@ def chunk_hits(
     contents = chunk_contents(privacy, knowledge, [(h.document_id, h.content) for h in hits], reveal=reveal)
     out = []
     for hit, content in zip(hits, contents, strict=True):
-        item = privacy.outgoing({**hit.to_dict(), "content": content}, text=hit.content, reveal=reveal)
-        if content != hit.content:
-            item["masked"] = True
-        out.append(item)
+        item = {**hit.to_dict(), "content": content}
+        out.append(
+            privacy.outgoing(item, text=hit.content, reveal=reveal, masked_before=content != hit.content)
+        )
     return out
 
 

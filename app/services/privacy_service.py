@@ -144,12 +144,13 @@ class PrivacyService:
 
     def outgoing(
         self, item: dict[str, Any], *, text: str | None, metadata: dict[str, Any] | None = None,
-        reveal: bool = False,
+        reveal: bool = False, masked_before: bool = False,
     ) -> dict[str, Any]:  # fmt: skip
-        """One record for an agent: text fields masked (`masked: true` when anything was), and
+        """One record for an agent: text fields masked (`masked: true` when anything was, here or
+        before: `masked_before` for text masked in its context by the caller), and
         `untrusted: true, flags: [...]` when the verbatim `text` reads like a prompt injection."""
         out: dict[str, Any] = self.mask_payload(item, reveal=reveal)
-        if out != item:
+        if masked_before or out != item:
             out["masked"] = True
         flags = self.flags(text, metadata)
         if flags:

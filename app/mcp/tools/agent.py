@@ -190,9 +190,8 @@ def register(server: MCPServer, services: Services) -> None:
 def _outgoing(
     privacy: Any, item: dict[str, Any], hit: SearchHit, shown: SearchHit, reveal: bool
 ) -> dict[str, Any]:
-    out: dict[str, Any] = privacy.outgoing(item, text=hit.content, reveal=reveal)
-    if shown.content != hit.content:
-        out["masked"] = True
+    masked_before = shown.content != hit.content
+    out: dict[str, Any] = privacy.outgoing(item, text=hit.content, reveal=reveal, masked_before=masked_before)
     return out
 
 

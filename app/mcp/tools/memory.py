@@ -173,10 +173,12 @@ def register(server: MCPServer, services: Services) -> None:
         shown = masked_search_hits(privacy, services.knowledge, hits[offset:end], reveal=reveal)
         window = []
         for hit, masked in zip(hits[offset:end], shown, strict=True):
-            item = privacy.outgoing(compact_hit(masked), text=hit.content, reveal=reveal)
-            if masked.content != hit.content:
-                item["masked"] = True
-            window.append(item)
+            masked_before = masked.content != hit.content
+            window.append(
+                privacy.outgoing(
+                    compact_hit(masked), text=hit.content, reveal=reveal, masked_before=masked_before
+                )
+            )
         page = paginate(window, offset=offset, max_tokens=max_tokens, has_more=len(hits) > end)
         return page.envelope("hits", query=query, **outcome.to_dict())
 
