@@ -6,14 +6,13 @@ in `<data dir>/ui-paused-jobs.json` and applied each time the app's scheduler st
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from app.core.memory_files.store import atomic_write
 
 PAUSED_FILE = "ui-paused-jobs.json"
 # Job ids (app.services.*, forgetting.schedule) → what they do, in the user's words.
@@ -108,13 +107,4 @@ class PausedJobs:
         return {str(i) for i in data.get("paused", [])} if isinstance(data, dict) else set()
 
     def save(self, ids: set[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=PAUSED_FILE, suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"paused": sorted(ids)}, handle)
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(self.path, json.dumps({"paused": sorted(ids)}).encode("utf-8"))
