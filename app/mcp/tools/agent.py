@@ -217,19 +217,21 @@ def _fetch_one(
         return {"id": raw, "kind": "summary", **data}
     if kind == "chunk":
         chunk = services.knowledge.chunk(key)
-        (content,) = chunk_contents(
-            services.privacy,
-            services.knowledge,
-            [(str(chunk["documentId"]), str(chunk["content"]))],
-            reveal=reveal,
-        )
+        document_id, text = str(chunk["documentId"]), str(chunk["content"])
+        if detail != "full":
+            (content,) = chunk_contents(
+                services.privacy, services.knowledge, [(document_id, text)], reveal=reveal
+            )
+            return {"id": raw, "kind": "chunk", **chunk, "content": content}
+        # The whole document is loaded once: it masks the chunk in context and is returned too.
+        document = services.knowledge.get(document_id)
+        content = services.privacy.mask_excerpt(text, document.content, reveal=reveal) or text
         item = {"id": raw, "kind": "chunk", **chunk, "content": content}
-        if detail == "full":
-            item["document"] = _document(services, str(chunk["documentId"]), offset, budget_chars, reveal)
+        item["document"] = _document(services, document, offset, budget_chars, reveal)
         return item
     if kind == "document":
         chars = SUMMARY_CHARS if detail == "summary" else budget_chars
-        return _document(services, key, offset, chars, reveal)
+        return _document(services, services.knowledge.get(key), offset, chars, reveal)
     if kind == "file":  # a memory file (issue 17): `file:people/anna.md`
         chars = SUMMARY_CHARS if detail == "summary" else budget_chars
         return _memory_file(services, key, offset, chars, reveal)
@@ -259,12 +261,11 @@ def _memory_file(services: Services, path: str, offset: int, chars: int, reveal:
     return item
 
 
-def _document(services: Services, document_id: str, offset: int, chars: int, reveal: bool) -> dict[str, Any]:
-    document = services.knowledge.get(document_id)
+def _document(services: Services, document: Any, offset: int, chars: int, reveal: bool) -> dict[str, Any]:
     text = document.content
     content, end = services.privacy.page(text, offset, chars, reveal=reveal)
     item: dict[str, Any] = {
-        "id": f"document:{document_id}",
+        "id": f"document:{document.info.id}",
         "kind": "document",
         "fileName": document.info.file_name,
         "totalChars": len(text),
