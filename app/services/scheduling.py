@@ -17,6 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from app.core import memory_trim
 from app.services.insights_jobs import register_insights_job
+from app.services.paused_jobs import PausedJobs
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,10 @@ class JobHost:
         job_ids.append(MEMORY_TRIM_JOB)
         # A forgetting, insights or sync run peaks and frees; give the memory back right after it.
         self.scheduler.add_listener(self._after_job, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        # Jobs the person paused (in the app's Settings) stay paused in every host, `serve` too;
+        # paused before the start so none of them gets a first run in between.
+        for job_id in self.paused_ids() & set(job_ids):
+            self.scheduler.pause_job(job_id)
         self.scheduler.start()
         if self.services.connectors is not None:
             try:
@@ -95,6 +100,9 @@ class JobHost:
             except Exception:
                 log.exception("could not start live connectors")
         return job_ids
+
+    def paused_ids(self) -> set[str]:
+        return PausedJobs(self.services.settings.layout.root).load()
 
     def stop(self) -> None:
         if self.services.connectors is not None:

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from app.core.errors import ConfigError, InvalidInput
-from app.ui.job_control import INTERVAL_SETTINGS, JobRow, PausedJobs, job_rows
+from app.services.paused_jobs import PausedJobs
+from app.ui.job_control import INTERVAL_SETTINGS, JobRow, job_rows
 from app.ui.settings_file import update_settings_file
 
 log = logging.getLogger(__name__)
@@ -91,11 +92,7 @@ class SchedulerHost:
         return self.host.scheduler
 
     def start(self) -> list[str]:
-        ids = self.host.start()
-        # Jobs the user paused in Settings stay paused across restarts.
-        for job_id in self.paused.load() & set(ids):
-            self.scheduler.pause_job(job_id)
-        return ids
+        return self.host.start()  # applies the jobs the user paused (kept across restarts)
 
     def job_rows(self) -> list[JobRow]:
         """The user-facing list for Settings: plain names, schedule, next run, paused or not."""

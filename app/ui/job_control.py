@@ -1,21 +1,17 @@
 """Scheduled jobs as people read them: plain names, "every 60 min", paused state kept per data dir.
 
-Pausing is the app's own choice (the desktop app hosts the scheduler): the paused job ids are kept
-in `<data dir>/ui-paused-jobs.json` and applied each time the app's scheduler starts.
+The paused job ids are kept by `app.services.paused_jobs` and applied by every scheduler host
+(the desktop app and `strata serve`) when it starts.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from app.core.memory_files.store import atomic_write
-
-PAUSED_FILE = "ui-paused-jobs.json"
-# Job ids (app.services.*, forgetting.schedule) → what they do, in the user's words.
+# Job ids (app.services.*, forgetting.schedule) → what they do, in the user's words. Plain strings so
+# the window module imports no service; tests/services/test_scheduling.py keeps them in step.
 LABELS = {
     "forgetting": "Tidy old messages into summaries",
     "insights.generate": "Find insights in new messages",
@@ -91,20 +87,3 @@ def job_rows(scheduler: Any, paused: set[str]) -> list[JobRow]:
 def _minutes(trigger: Any) -> int | None:
     interval = getattr(trigger, "interval", None)
     return int(interval.total_seconds() // 60) if isinstance(interval, timedelta) else None
-
-
-class PausedJobs:
-    """The set of job ids the user paused, stored next to the data it concerns."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.path = Path(data_dir) / PAUSED_FILE
-
-    def load(self) -> set[str]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return set()  # absent or damaged: nothing paused (jobs run, as by default)
-        return {str(i) for i in data.get("paused", [])} if isinstance(data, dict) else set()
-
-    def save(self, ids: set[str]) -> None:
-        atomic_write(self.path, json.dumps({"paused": sorted(ids)}).encode("utf-8"))

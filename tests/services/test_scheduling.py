@@ -3,7 +3,9 @@
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from app.bootstrap import Services
-from app.services.scheduling import JobHost, register_jobs
+from app.services.paused_jobs import PausedJobs
+from app.services.scheduling import MEMORY_TRIM_JOB, JobHost, register_jobs
+from app.ui.job_control import CONNECTOR_PREFIX, HIDDEN, LABELS
 
 
 def test_register_jobs_covers_forgetting_and_insights(services: Services) -> None:
@@ -43,3 +45,24 @@ def test_job_host_gives_memory_back_after_every_job(services: Services) -> None:
         assert host.last_trim is not None and host.last_trim.rss_after_mb > 0
     finally:
         host.stop()
+
+
+def test_jobs_paused_in_the_app_stay_paused_in_every_host(services: Services) -> None:
+    # The desktop app's Settings wrote the pause; `strata serve` runs the same JobHost.
+    PausedJobs(services.settings.layout.root).save({"insights.generate", "no-longer-a-job"})
+    host = JobHost(services)
+    try:
+        host.start()
+        assert host.scheduler.get_job("insights.generate").next_run_time is None
+        assert host.scheduler.get_job("forgetting").next_run_time is not None
+    finally:
+        host.stop()
+
+
+def test_every_job_a_person_sees_has_a_plain_name(services: Services) -> None:
+    # A renamed job id would otherwise show as its raw id in Settings, silently.
+    scheduler = BackgroundScheduler()
+    ids = set(register_jobs(scheduler, services)) | {MEMORY_TRIM_JOB}
+    shown = {i for i in ids if i not in HIDDEN and not i.startswith(CONNECTOR_PREFIX)}
+    assert shown <= set(LABELS), shown - set(LABELS)
+    assert set(LABELS) <= ids, set(LABELS) - ids  # no label left behind for a job that is gone

@@ -9,9 +9,9 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QScrollArea
 
 from app.core.settings import load_settings
+from app.services.paused_jobs import PausedJobs
 from app.ui.app import AppHost
 from app.ui.hosting import SchedulerHost
-from app.ui.job_control import PausedJobs
 from app.ui.screens.settings_privacy import MASKING_NOTE
 from app.ui.theme import is_dark
 from tests.ui.helpers import open_window, seed, settle
