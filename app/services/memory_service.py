@@ -25,6 +25,7 @@ from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import MessageRepository, to_record
 from app.core.storage.models import MemorySummaryRow, RawMessageRow
 from app.services.deletion_service import DeletionService
+from app.services.insight_hits import annotate_insight_twins
 from app.services.search_facets import Facets, known_facets
 
 MAX_SEARCH_LIMIT = 200
@@ -173,6 +174,7 @@ class MemoryService:
         for name in include:
             hits += self.extra_sources[name](query)
         merged, hidden = merge_hits(hits, limit=limit, floor=self.relevance_floor, loose=loose)
+        merged = annotate_insight_twins(merged)
         return dataclasses.replace(outcome, hits=merged, hidden=outcome.hidden + hidden)
 
     # -- records ------------------------------------------------------------------------------

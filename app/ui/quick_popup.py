@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from app.services.insight_hits import drop_insight_twins
 from app.ui.formatting import exact_time, relative_time, source_label
 from app.ui.icons import icon, platform_icon
 from app.ui.ops import QueryOp
@@ -171,7 +173,8 @@ class QuickPopup(QWidget):
         self.status.setText("Searching…")
 
         def search() -> Any:
-            return memory.search_outcome(text, None, LIMIT, include=include)
+            outcome = memory.search_outcome(text, None, LIMIT, include=include)
+            return replace(outcome, hits=drop_insight_twins(outcome.hits))  # one row per message
 
         def done(outcome: Any) -> None:
             empty = "No close match." if outcome.no_close_match and outcome.hidden else "No results."

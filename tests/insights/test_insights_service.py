@@ -14,6 +14,7 @@ from app.core.domain import RawMessage, SearchFilters
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.errors import ConfigError, InvalidInput, NotFound
 from app.core.settings import InsightSettings, Settings
+from app.services.insight_hits import drop_insight_twins
 from insights.model import insight_id
 
 harness = load_harness()
@@ -155,6 +156,12 @@ def test_unified_search_ranks_insights_with_messages(svc: Services) -> None:
     assert insight.id.startswith("insight:") and insight.extra["evidence"][0] == "c01-09"
     assert insight.extra["insight_id"] == insight.id.removeprefix("insight:")
     assert insight.relevance is not None and insight.relevance >= svc.memory.relevance_floor
+    # Its one source message is found too: that hit names the insight (the desktop list shows one row).
+    source = next(h for h in mixed if h.kind == "message" and h.message_id == "c01-09")
+    assert source.extra["insight"]["insight_id"] == insight.extra["insight_id"]
+    assert source.extra["insight"]["insight_kind"] == insight.extra["insight_kind"]
+    assert source.to_dict()["insight"]["title"] == insight.content
+    assert drop_insight_twins(mixed) == [h for h in mixed if h is not insight]
     # One ranking: sorted by score whatever the kind.
     assert [h.score for h in mixed] == sorted((h.score for h in mixed), reverse=True)
     # Nonsense finds no insight either.

@@ -280,3 +280,21 @@ def test_opening_a_message_from_elsewhere_starts_a_clean_search_view(qtbot, wind
     assert screen.banner.isHidden()
     assert [h.id for h in screen.model.rows] == [str(record.id)]
     assert screen.count_label.text() == "1 message"
+
+
+def test_an_insight_and_its_message_are_one_row(qtbot, services):
+    # A rule-based insight takes its title from its message: the list shows the message once,
+    # marked with the insight's kind, instead of the same sentence twice.
+    rows = [*CONVERSATION, ("slack", "general", "anna", "We decided to move the launch review to Friday")]
+    seed(services, rows)
+    services.insights.generate()
+    win = open_window(qtbot, services)
+    win.show_screen("search")
+    screen = win.screens["search"]
+    _search(qtbot, screen, "launch review Friday")
+    settle(qtbot)
+    same = [h for h in screen.model.rows if "launch review to Friday" in (h.content or "")]
+    assert [h.kind for h in same] == ["message"], [(h.kind, h.content) for h in same]
+    row = screen.model.rows.index(same[0])
+    html = screen.model._text_html(screen.model.rows[row])
+    assert "Decision:" in html

@@ -84,7 +84,16 @@ def _marks(hit: SearchHit) -> str:
         marks.append(icon_img("pin") + " ")
     if hit.kind in ("summary", "insight"):
         marks.append(f"<span style='color:gray'>{KIND_LABELS[hit.kind]}:</span> ")
+    elif insight_label(hit):  # the message an insight was drawn from: one row, named as both
+        marks.append(f"<span style='color:gray'>{insight_label(hit)}:</span> ")
     return "".join(marks)
+
+
+def insight_label(hit: SearchHit) -> str:
+    """ "Decision", "Action item" … for a message hit that an insight was drawn from; "" otherwise."""
+    note = hit.extra.get("insight")
+    kind = note.get("insight_kind") if isinstance(note, dict) else None
+    return str(kind).replace("_", " ").capitalize() if kind else ""
 
 
 def _unselected_look(pix: QPixmap) -> QIcon:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMessageBox, QS
 
 from app.core.domain import SearchHit
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, SearchOutcome
+from app.services.insight_hits import drop_insight_twins
 from app.ui.context import UiContext
 from app.ui.events import DOCUMENTS, MESSAGES, SUMMARIES
 from app.ui.highlight import query_terms
@@ -252,6 +253,7 @@ class SearchScreen(Screen):
             outcome = memory.search_outcome(
                 text, filters, RESULT_LIMIT, include=include, loose=loose, understand=understand
             )
+            outcome = replace(outcome, hits=drop_insight_twins(outcome.hits))  # one row per message
             if privacy is not None:  # the list shows secrets masked (click to reveal in the detail)
                 outcome = replace(outcome, hits=privacy.for_display(outcome.hits))
             return outcome
