@@ -35,7 +35,10 @@ def stream(data: bytes, filename: str) -> SectionStream:
         raise
     except Exception as exc:  # openpyxl raises KeyError, InvalidFileException…; convert at the seam
         raise corrupt(filename, _WHAT, exc) from exc
-    out = SectionStream(DocumentFormat.XLSX, iter(()), metadata, total=len(names), unit="sheets")
+    # Progress in rows: a workbook is often one huge sheet. The sheets' declared dimensions give the
+    # total (0, unknown, when a writer left them out).
+    rows = sum(_declared_rows(sheet) for sheet in workbook.worksheets)
+    out = SectionStream(DocumentFormat.XLSX, iter(()), metadata, total=rows, unit="rows")
     out.empty_reason = "every sheet is empty"
     out.sections = _sections(workbook, filename, out)
     return out
@@ -43,14 +46,26 @@ def stream(data: bytes, filename: str) -> SectionStream:
 
 def _sections(workbook: Any, filename: str, out: SectionStream) -> Iterator[Section]:
     try:
-        for number, sheet in enumerate(workbook.worksheets, start=1):
+        for sheet in workbook.worksheets:
             try:
-                rows = iter_rows_text(sheet.iter_rows(values_only=True))
+                rows = iter_rows_text(_counted(sheet.iter_rows(values_only=True), out))
                 yield from row_sections(rows, sheet.title)
             except StrataError:
                 raise
             except Exception as exc:
                 raise corrupt(filename, f"{_WHAT} (sheet {sheet.title!r})", exc) from exc
-            out.done = number
     finally:
         workbook.close()
+
+
+def _counted(rows: Iterator[Any], out: SectionStream) -> Iterator[Any]:
+    for row in rows:
+        out.done += 1
+        yield row
+
+
+def _declared_rows(sheet: Any) -> int:
+    try:
+        return int(sheet.max_row or 0)
+    except (TypeError, ValueError):
+        return 0
