@@ -1,9 +1,9 @@
 """The knowledge base: add (parse → split → embed → store), read, list, delete, repair.
 
 An add is all or nothing. Everything that can fail on bad input (size, zip bomb, detection,
-parsing, empty text) and the embedding run before the first write; then the original file, the
-vectors and finally the SQLite rows (document, chunks, keyword entries, one transaction) are
-written. The SQLite commit is what makes a document exist: if any step fails, the steps before it
+parsing, the character and chunk limits, empty text) runs, section by section, before the first
+write; then the vectors are written as they are embedded, the original file, and finally the
+SQLite rows (document, chunks, keyword entries, one transaction). The SQLite commit is what makes a document exist: if any step fails, the steps before it
 are undone, and a crash in between leaves only orphans that search ignores and `repair` removes.
 """
 
