@@ -75,7 +75,11 @@ def read_document(
 
 def over_chars(filename: str, max_chars: int, stream: SectionStream) -> PayloadTooLarge:
     """The limit was passed part-way: the total is unknown, so say where reading stopped."""
-    where = f" (stopped reading at {stream.done:,} of {stream.total:,} {stream.unit})" if stream.total else ""
+    where = ""
+    if stream.total:
+        where = f" (stopped reading at {stream.done:,} of {stream.total:,} {stream.unit})"
+    elif stream.done:
+        where = f" (stopped reading after {stream.done:,} {stream.unit})"
     return PayloadTooLarge(
         f"{filename}: this document has more than {max_chars:,} characters, the limit{where}",
         hint="split it into smaller files, or raise kb.max_extracted_chars in settings.toml",

@@ -3,8 +3,9 @@
 An add is all or nothing. Everything that can fail on bad input (size, zip bomb, detection,
 parsing, the character and chunk limits, empty text) runs, section by section, before the first
 write; then the vectors are written as they are embedded, the original file, and finally the
-SQLite rows (document, chunks, keyword entries, one transaction). The SQLite commit is what makes a document exist: if any step fails, the steps before it
-are undone, and a crash in between leaves only orphans that search ignores and `repair` removes.
+SQLite rows (document, chunks, keyword entries, one transaction). The SQLite commit is what
+makes a document exist: if any step fails, the steps before it are undone, and a crash in between
+leaves only orphans that search ignores and `repair` removes.
 """
 
 from __future__ import annotations

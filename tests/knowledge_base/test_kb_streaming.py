@@ -163,3 +163,13 @@ def test_csv_in_windows_1252_is_decoded_as_before():
     data = "name;city\nRené;Zürich\n".encode("cp1252")
     doc = parse_document(data, "old.csv")
     assert doc.sections[0].text == "name | city\nname: René | city: Zürich"
+
+
+def test_the_limit_message_says_where_reading_stopped_even_without_a_known_total():
+    from knowledge_base.document import DocumentFormat, SectionStream
+    from knowledge_base.reading import over_chars
+
+    known = SectionStream(DocumentFormat.PDF, iter(()), total=2_000, done=637, unit="pages")
+    unknown = SectionStream(DocumentFormat.XLSX, iter(()), total=0, done=12_769, unit="rows")
+    assert over_chars("a.pdf", 10, known).message.endswith("(stopped reading at 637 of 2,000 pages)")
+    assert over_chars("b.xlsx", 10, unknown).message.endswith("(stopped reading after 12,769 rows)")
