@@ -50,9 +50,7 @@ def add_command(
 
             def report(stage: str, done: int, total: int, step: Any = step, name: str = path.name) -> None:
                 verb = _STAGES.get(stage, stage)
-                bar.update(
-                    step, description=f"  {escape(name)}: {verb}", completed=done, total=total or None
-                )
+                bar.update(step, description=f"  {escape(name)}: {verb}", completed=done, total=total or None)
 
             try:
                 info = knowledge.add_file(path, progress=report)
