@@ -18,6 +18,7 @@ from knowledge_base.document import ParsedDocument, Section, SectionStream
 from knowledge_base.guards import Limits
 from knowledge_base.parsers.base import tidy_metadata
 
+MB = 1024 * 1024
 # stage ("parse", "embed", "store"), done, total
 Progress = Callable[[str, int, int], None]
 
@@ -76,7 +77,11 @@ def read_document(
 def over_chars(filename: str, max_chars: int, stream: SectionStream) -> PayloadTooLarge:
     """The limit was passed part-way: the total is unknown, so say where reading stopped."""
     where = ""
-    if stream.total:
+    if stream.total and stream.unit.startswith("bytes"):
+        # "4.8 of 60.0 MB of XML" reads better than eight-digit byte counts.
+        unit = stream.unit.removeprefix("bytes")
+        where = f" (stopped reading at {stream.done / MB:,.1f} of {stream.total / MB:,.1f} MB{unit})"
+    elif stream.total:
         where = f" (stopped reading at {stream.done:,} of {stream.total:,} {stream.unit})"
     elif stream.done:
         where = f" (stopped reading after {stream.done:,} {stream.unit})"

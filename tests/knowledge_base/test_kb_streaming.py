@@ -51,7 +51,7 @@ def test_a_large_docx_over_the_character_limit_is_refused_after_reading_a_fracti
         tracemalloc.stop()
     message = str(info.value)
     assert message.startswith("big.docx: this document has more than 200,000 characters, the limit")
-    done, total = (int(n.replace(",", "")) for n in message.split("stopped reading at ")[1].split()[0:3:2])
+    done, total = (float(n) for n in message.split("stopped reading at ")[1].split()[0:3:2])
     assert done < total / 10  # stopped well before the end of the part
     assert "kb.max_extracted_chars" in info.value.hint
     # The package's bytes, one block of the tree and the text read so far; no whole-part tree.
@@ -173,3 +173,5 @@ def test_the_limit_message_says_where_reading_stopped_even_without_a_known_total
     unknown = SectionStream(DocumentFormat.XLSX, iter(()), total=0, done=12_769, unit="rows")
     assert over_chars("a.pdf", 10, known).message.endswith("(stopped reading at 637 of 2,000 pages)")
     assert over_chars("b.xlsx", 10, unknown).message.endswith("(stopped reading after 12,769 rows)")
+    in_bytes = SectionStream(DocumentFormat.DOCX, iter(()), total=60 * MB, done=5 * MB, unit="bytes of XML")
+    assert over_chars("c.docx", 10, in_bytes).message.endswith("(stopped reading at 5.0 of 60.0 MB of XML)")
