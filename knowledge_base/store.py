@@ -108,8 +108,9 @@ class KnowledgeBase:
     ) -> DocumentInfo:
         """Store one document; raises InvalidInput subclasses or Conflict (duplicate), storing nothing.
 
-        `progress(stage, done, total)` reports "parse", "embed" (chunks) and "store"; setting `cancel`
-        stops the add before the next embedding batch or before storing (Cancelled, nothing stored)."""
+        `progress(stage, done, total)` reports "parse" (the parser's units: pages, slides, rows or
+        bytes; total 0 when unknown), "embed" (chunks) and "store"; setting `cancel` stops the add
+        before the next section, the next embedding batch or storing (Cancelled, nothing stored)."""
         # File and vectors are written before the rows: another process's repair must not take
         # them for orphans meanwhile.
         with self.corpus.writing():
