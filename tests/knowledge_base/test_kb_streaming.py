@@ -175,3 +175,26 @@ def test_the_limit_message_says_where_reading_stopped_even_without_a_known_total
     assert over_chars("b.xlsx", 10, unknown).message.endswith("(stopped reading after 12,769 rows)")
     in_bytes = SectionStream(DocumentFormat.DOCX, iter(()), total=60 * MB, done=5 * MB, unit="bytes of XML")
     assert over_chars("c.docx", 10, in_bytes).message.endswith("(stopped reading at 5.0 of 60.0 MB of XML)")
+
+
+def test_pptx_slides_follow_the_presentation_order_and_groups_are_read():
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    for title in ("First", "Second", "Third"):
+        slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+        slide.shapes.title.text = title
+    group = deck.slides[1].shapes.add_group_shape()
+    box = group.shapes.add_textbox(Inches(1), Inches(2), Inches(3), Inches(1))
+    box.text_frame.text = "Inside a group"
+    # Move the third slide to the front: the zip still names it slide3.xml.
+    ids = deck.slides._sldIdLst
+    third = list(ids)[2]
+    ids.remove(third)
+    ids.insert(0, third)
+    out = io.BytesIO()
+    deck.save(out)
+    doc = parse_document(out.getvalue(), "moved.pptx")
+    assert [(s.slide, s.heading) for s in doc.sections] == [(1, "Third"), (2, "First"), (3, "Second")]
+    assert doc.sections[2].text == "Second\nInside a group"
