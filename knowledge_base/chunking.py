@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge_base.document import ParsedDocument
+from knowledge_base.document import ParsedDocument, Section
 
 CHUNK_SIZE = 1000
 CHUNK_OVERLAP = 200
@@ -62,13 +62,19 @@ class Chunker:
         """The chunks in document order; ChunkLimitExceeded as soon as there are more than `max_chunks`."""
         chunks: list[Chunk] = []
         for section in document.sections:
-            location = section.location()
-            for piece in self._split_text(section.text):
-                piece = piece.strip()
-                if piece:
-                    chunks.append(Chunk(index=len(chunks), content=piece, location=location))
+            chunks.extend(self.split_section(section, len(chunks)))
             if max_chunks is not None and len(chunks) > max_chunks:
                 raise ChunkLimitExceeded(max_chunks)
+        return chunks
+
+    def split_section(self, section: Section, first_index: int) -> list[Chunk]:
+        """One section's chunks, numbered from `first_index` (the chunks of the sections before it)."""
+        location = section.location()
+        chunks: list[Chunk] = []
+        for piece in self._split_text(section.text):
+            piece = piece.strip()
+            if piece:
+                chunks.append(Chunk(index=first_index + len(chunks), content=piece, location=location))
         return chunks
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import PurePath
 
 from app.core.errors import UnreadableDocument, UnsupportedFormat
@@ -145,3 +146,27 @@ def decode_text(data: bytes) -> str:
         return data.decode("cp1252")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def text_encoding(data: bytes) -> str:
+    """The codec `decode_text` would pick, found without decoding the whole file into one string."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    for encoding in ("utf-8", "cp1252"):
+        if _decodes(data, encoding):
+            return encoding
+    return "latin-1"
+
+
+def _decodes(data: bytes, encoding: str, slice_bytes: int = 1 << 20) -> bool:
+    decoder = codecs.getincrementaldecoder(encoding)()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), slice_bytes):
+            decoder.decode(view[start : start + slice_bytes])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -90,8 +91,37 @@ class ParsedDocument:
 
     def full_text(self) -> str:
         """The whole document as one string, with page/slide/sheet markers between sections."""
-        parts: list[str] = []
-        for section in self.sections:
-            marker = section.marker()
-            parts.append(f"{marker}\n{section.text}" if marker else section.text)
-        return "\n\n".join(parts)
+        return render_sections(self.sections)
+
+
+def render_sections(sections: tuple[Section, ...] | list[Section]) -> str:
+    """Sections joined by blank lines, each headed by its marker; a long sheet streamed in several
+    sections keeps one marker (its pieces are joined by a line break, as its rows were)."""
+    parts: list[str] = []
+    previous: str | None = None
+    for section in sections:
+        marker = section.marker()
+        if marker is not None and marker == previous and section.sheet is not None and parts:
+            parts[-1] = f"{parts[-1]}\n{section.text}"
+            continue
+        previous = marker
+        parts.append(f"{marker}\n{section.text}" if marker else section.text)
+    return "\n\n".join(parts)
+
+
+@dataclass(slots=True)
+class SectionStream:
+    """A document being parsed: its sections come one at a time, so the parser never holds the whole
+    document, and the reader can stop at a limit or a cancel before the rest is parsed.
+
+    `metadata` is complete once `sections` is exhausted (a PDF's page count is known at once, a CSV's
+    row count only at the end). `done` / `total` count the parser's own units for progress
+    (pages, slides, sheets, or bytes of the main XML part); `total` is 0 when unknown."""
+
+    format: DocumentFormat
+    sections: Iterator[Section]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    total: int = 0
+    done: int = 0
+    unit: str = "sections"
+    empty_reason: str = "it contains no text"

@@ -1,10 +1,11 @@
 """The knowledge base: add (parse → split → embed → store), read, list, delete, repair.
 
 An add is all or nothing. Everything that can fail on bad input (size, zip bomb, detection,
-parsing, empty text) and the embedding run before the first write; then the original file, the
-vectors and finally the SQLite rows (document, chunks, keyword entries, one transaction) are
-written. The SQLite commit is what makes a document exist: if any step fails, the steps before it
-are undone, and a crash in between leaves only orphans that search ignores and `repair` removes.
+parsing, the character and chunk limits, empty text) runs, section by section, before the first
+write; then the vectors are written as they are embedded, the original file, and finally the
+SQLite rows (document, chunks, keyword entries, one transaction). The SQLite commit is what
+makes a document exist: if any step fails, the steps before it are undone, and a crash in between
+leaves only orphans that search ignores and `repair` removes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import hashlib
 import logging
 import threading
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath, PureWindowsPath
 from typing import Any
@@ -35,18 +35,16 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.vectors import VectorCollection, VectorStore
 from knowledge_base.blobs import BlobStore
-from knowledge_base.budget import check_cancel, too_many_chunks
-from knowledge_base.chunking import Chunk, Chunker, ChunkLimitExceeded
+from knowledge_base.budget import check_cancel
+from knowledge_base.chunking import Chunk, Chunker
 from knowledge_base.config import CHUNK_SPEC, KbConfig
 from knowledge_base.models import RagDocumentRow
-from knowledge_base.parsing import parse_document
+from knowledge_base.parsing import nested_too_deeply, open_document
+from knowledge_base.reading import Progress, read_document
 from knowledge_base.repository import DocumentRepository, to_info
 from knowledge_base.values import DocumentContent, DocumentInfo
 
 log = logging.getLogger(__name__)
-
-# stage ("parse", "embed", "store"), done, total
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +108,9 @@ class KnowledgeBase:
     ) -> DocumentInfo:
         """Store one document; raises InvalidInput subclasses or Conflict (duplicate), storing nothing.
 
-        `progress(stage, done, total)` reports "parse", "embed" (chunks) and "store"; setting `cancel`
-        stops the add before the next embedding batch or before storing (Cancelled, nothing stored)."""
+        `progress(stage, done, total)` reports "parse" (the parser's units: pages, slides, rows or
+        bytes; total 0 when unknown), "embed" (chunks) and "store"; setting `cancel` stops the add
+        before the next section, the next embedding batch or storing (Cancelled, nothing stored)."""
         # File and vectors are written before the rows: another process's repair must not take
         # them for orphans meanwhile.
         with self.corpus.writing():
@@ -134,17 +133,28 @@ class KnowledgeBase:
             existing = self.repo.by_hash(session, user_id, content_hash)
         if existing is not None:
             raise _duplicate(file_name, existing)
-        report("parse", 0, 1)
-        parsed = parse_document(data, file_name, self.config.limits)
+        stream = open_document(data, file_name, self.config.limits)
+        report("parse", 0, stream.total)
         try:
-            chunks = self.chunker.split(parsed, self.config.limits.max_chunks)
-        except ChunkLimitExceeded as exc:
-            raise too_many_chunks(file_name, exc.max_chunks) from None
-        report("parse", 1, 1)
-        check_cancel(cancel, file_name)
-        vectors = self._embed(chunks, report, cancel, file_name)
-        check_cancel(cancel, file_name)
+            reading = read_document(
+                stream, file_name, self.config.limits, chunker=self.chunker, progress=report, cancel=cancel
+            )
+        except RecursionError as exc:
+            raise nested_too_deeply(file_name) from exc
+        parsed, chunks = reading.document, reading.chunks
+        report("parse", stream.total, stream.total)
         document_id = uuid.uuid4().hex
+        chunk_ids = [f"{document_id}:{c.index}" for c in chunks]
+        collection = self.collection
+        blob_path = self.blobs.relative_path(document_id, file_name)
+        try:
+            # Vectors go to the collection as they are made: they are orphans (ignored by search,
+            # removed by repair) until the rows below commit, and undone if anything fails first.
+            self._embed_and_store(collection, chunks, chunk_ids, document_id, report, cancel, file_name)
+            check_cancel(cancel, file_name)
+        except BaseException:
+            self._undo(collection, chunk_ids, blob_path)
+            raise
         now = self.clock.now_ms()
         # Flag, never block: a document that reads like instructions to a model is marked untrusted.
         full_text = parsed.full_text()
@@ -157,7 +167,7 @@ class KnowledgeBase:
             content_type=parsed.content_type,
             size_bytes=len(data),
             total_chunks=len(chunks),
-            blob_path=self.blobs.relative_path(document_id, file_name),
+            blob_path=blob_path,
             uploaded_at=now,
             metadata_={**parsed.metadata, **(extra_metadata or {}), **flags},
             content_hash=content_hash,
@@ -166,7 +176,6 @@ class KnowledgeBase:
             embedding_model=self.embedder.model_id,
             embedding_dimensions=self.embedder.dimensions,
         )
-        chunk_ids = [f"{document_id}:{c.index}" for c in chunks]
         chunk_rows = [
             {
                 "id": cid,
@@ -180,12 +189,8 @@ class KnowledgeBase:
         ]
         info = to_info(row)
         report("store", 0, 1)
-        collection = self.collection
-        vectors_touched = False
         try:
             self.blobs.write(row.blob_path, data)
-            vectors_touched = True
-            self.upsert_vectors(collection, chunk_ids, vectors, document_id)
 
             def work(session: Session) -> None:
                 self.repo.add(session, row, chunk_rows)
@@ -213,7 +218,7 @@ class KnowledgeBase:
 
             self.db.write_with_retry(work)
         except BaseException as exc:
-            self._undo(collection if vectors_touched else None, chunk_ids, row.blob_path)
+            self._undo(collection, chunk_ids, row.blob_path)
             if isinstance(exc, IntegrityError):
                 # Another process added the same bytes between our check and our commit.
                 with self.db.read() as session:
@@ -226,19 +231,35 @@ class KnowledgeBase:
         report("store", 1, 1)
         return info
 
-    def _embed(
-        self, chunks: list[Chunk], report: Progress, cancel: threading.Event | None, file_name: str
-    ) -> np.ndarray:
+    def _embed_and_store(
+        self,
+        collection: VectorCollection,
+        chunks: list[Chunk],
+        chunk_ids: list[str],
+        document_id: str,
+        report: Progress,
+        cancel: threading.Event | None,
+        file_name: str,
+    ) -> None:
+        """Embed in small batches (ONNX's peak grows with the batch) and write the vectors in large
+        ones (each LanceDB write is a fragment), so at most one write batch of vectors is held."""
         step = max(1, self.config.embed_batch_size)
-        # Filled in place: no list of parts and no stacked copy next to it.
-        out = np.empty((len(chunks), self.embedder.dimensions), dtype=np.float32)
+        flush_at = max(step, self.config.insert_batch_size)
+        pending: list[np.ndarray] = []
+        written = 0
         report("embed", 0, len(chunks))
         for start in range(0, len(chunks), step):
             check_cancel(cancel, file_name)
             part = chunks[start : start + step]
-            out[start : start + len(part)] = self.embedder.embed_documents([c.embedding_text for c in part])
-            report("embed", start + len(part), len(chunks))
-        return out
+            pending.append(
+                np.asarray(self.embedder.embed_documents([c.embedding_text for c in part]), np.float32)
+            )
+            done = start + len(part)
+            if done - written >= flush_at or done == len(chunks):
+                self.upsert_vectors(collection, chunk_ids[written:done], np.concatenate(pending), document_id)
+                pending.clear()
+                written = done
+            report("embed", done, len(chunks))
 
     def upsert_vectors(
         self, collection: VectorCollection, keys: list[str], vectors: np.ndarray, document_id: str

@@ -19,6 +19,10 @@ kb_app = typer.Typer(
 )
 
 
+# What each progress stage counts: reading in the parser's units (pages, slides, rows or bytes).
+_STAGES = {"parse": "reading", "embed": "embedding chunks", "store": "saving"}
+
+
 def _size(n: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
@@ -45,9 +49,8 @@ def add_command(
             step = bar.add_task(f"  {escape(path.name)}: reading", total=None)
 
             def report(stage: str, done: int, total: int, step: Any = step, name: str = path.name) -> None:
-                bar.update(
-                    step, description=f"  {escape(name)}: {stage}", completed=done, total=total or None
-                )
+                verb = _STAGES.get(stage, stage)
+                bar.update(step, description=f"  {escape(name)}: {verb}", completed=done, total=total or None)
 
             try:
                 info = knowledge.add_file(path, progress=report)

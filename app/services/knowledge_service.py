@@ -102,7 +102,8 @@ class KnowledgeService:
         cancel: threading.Event | None = None,
     ) -> DocumentInfo:
         """Add one document. `progress(stage, done, total)` and `cancel` (set it from any thread to
-        stop before the next embedding batch; Cancelled, nothing stored) are for long documents."""
+        stop before the next section or embedding batch; Cancelled, nothing stored) are for long
+        documents."""
         info = self.kb.add(data, file_name, progress=progress, actor=actor, cancel=cancel)
         self._publish("created", info.id)
         return info

@@ -6,14 +6,14 @@ import io
 import zipfile
 
 from app.core.errors import UnsupportedFormat
-from knowledge_base.document import DocumentFormat, ParsedDocument
+from knowledge_base.document import DocumentFormat, SectionStream
 from knowledge_base.parsers import pdf
 from knowledge_base.parsers.base import corrupt
 
 _APP = {DocumentFormat.PAGES: "Pages", DocumentFormat.NUMBERS: "Numbers", DocumentFormat.KEYNOTE: "Keynote"}
 
 
-def parse(data: bytes, filename: str, fmt: DocumentFormat) -> ParsedDocument:
+def stream(data: bytes, filename: str, fmt: DocumentFormat) -> SectionStream:
     """The native .iwa format is an undocumented protobuf stream; the preview PDF is the readable copy."""
     app = _APP[fmt]
     try:
@@ -28,12 +28,9 @@ def parse(data: bytes, filename: str, fmt: DocumentFormat) -> ParsedDocument:
             "cannot be read",
             hint=f"in {app} choose File › Export To › PDF… and add the PDF instead",
         )
-    parsed = pdf.parse(preview, filename, fmt)
-    return ParsedDocument(
-        format=fmt,
-        sections=parsed.sections,
-        metadata={**parsed.metadata, "extractedFrom": "embedded preview PDF"},
-    )
+    out = pdf.stream(preview, filename, fmt)
+    out.metadata["extractedFrom"] = "embedded preview PDF"
+    return out
 
 
 def preview_pdf_name(names: list[str]) -> str | None:

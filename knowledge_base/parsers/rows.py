@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from knowledge_base.document import Section
+from knowledge_base.parsers.base import clean
 
-def render_rows(rows: Iterable[Sequence[Any]]) -> list[str]:
-    """Render non-empty rows; when the first one looks like a header, label every later cell with it.
+# Rows leave the parser in sections of about this many characters (a sheet may be several), so a
+# million-row sheet is counted, chunked and refused at a limit while it is being read.
+BLOCK_CHARS = 64_000
 
-    A chunk of table rows is only findable ("budget for Q3") if the column names travel with it.
-    """
-    lines: list[str] = []
+
+def row_sections(lines: Iterable[str], sheet: str | None = None) -> Iterator[Section]:
+    """Rendered rows grouped into sections of about BLOCK_CHARS characters, in order."""
+    block: list[str] = []
+    size = 0
+    for line in lines:
+        block.append(line)
+        size += len(line) + 1
+        if size >= BLOCK_CHARS:
+            yield Section(text=clean("\n".join(block)), sheet=sheet)
+            block, size = [], 0
+    if block:
+        yield Section(text=clean("\n".join(block)), sheet=sheet)
+
+
+def iter_rows_text(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Render non-empty rows one line at a time; when the first one looks like a header, label every
+    later cell with it. A chunk of table rows is only findable ("budget for Q3") if the column names
+    travel with it."""
     header: list[str] | None = None
     first = True
     for raw in rows:
@@ -23,10 +42,10 @@ def render_rows(rows: Iterable[Sequence[Any]]) -> list[str]:
             first = False
             if _is_header(raw):
                 header = cells
-                lines.append(" | ".join(c for c in cells if c))
+                yield " | ".join(c for c in cells if c)
                 continue
         if header is None:
-            lines.append(" | ".join(c for c in cells if c))
+            yield " | ".join(c for c in cells if c)
             continue
         labelled = []
         for index, cell in enumerate(cells):
@@ -34,8 +53,7 @@ def render_rows(rows: Iterable[Sequence[Any]]) -> list[str]:
                 continue
             name = header[index] if index < len(header) and header[index] else ""
             labelled.append(f"{name}: {cell}" if name else cell)
-        lines.append(" | ".join(labelled))
-    return lines
+        yield " | ".join(labelled)
 
 
 def _is_header(raw: Sequence[Any]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.errors import Cancelled
 from app.ui.context import UiContext
 from app.ui.events import DOCUMENTS
 from app.ui.formatting import human_size
@@ -39,6 +41,22 @@ from app.ui.widgets import make_table
 LIST_LIMIT = 500
 PICK_ONE = "<p style='color:gray'>Select a document to read it here.</p>"
 CLEAR_DONE_MS = 4000  # finished uploads leave the queue this long after the last one ends
+# One bar for the whole add: reading is quick next to embedding, which is most of the time.
+_STAGE_SPAN = {"parse": (0, 15), "embed": (15, 97), "store": (97, 100)}
+_STAGE_VERB = {"parse": "reading", "embed": "embedding", "store": "saving"}
+
+
+def upload_progress(stage: str, done: int, total: int) -> tuple[int, str]:
+    """The (percent of the whole add, words) shown for a progress report of the knowledge base."""
+    low, high = _STAGE_SPAN.get(stage, (0, 100))
+    share = done / total if total > 0 else 0.0
+    percent = low + int((high - low) * min(share, 1.0))
+    verb = _STAGE_VERB.get(stage, stage)
+    if stage == "embed" and total:
+        return percent, f"{verb} {done:,} of {total:,} chunks"
+    if stage == "parse" and total:
+        return percent, f"{verb} {int(100 * share)}%"
+    return percent, f"{verb}…"
 
 
 class DocumentsModel(RowsModel[Any]):
@@ -71,6 +89,7 @@ class KnowledgeBaseScreen(Screen):
             return
         self._queue: list[int] = []
         self._busy = False
+        self._cancel: threading.Event | None = None  # set to stop the upload that is running
         add_row = QHBoxLayout()
         self.add_button = QPushButton("Add files…")
         self.add_button.setToolTip("PDF, Word, PowerPoint, Excel, CSV, text, Markdown, HTML")
@@ -85,6 +104,13 @@ class KnowledgeBaseScreen(Screen):
         add_row.addWidget(self.add_button)
         add_row.addWidget(self.add_folder_button)
         add_row.addWidget(self.drop, 1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip(
+            "Stop adding: the file being read is not stored, waiting files are skipped"
+        )
+        self.cancel_button.clicked.connect(self.cancel_uploads)
+        self.cancel_button.hide()
+        add_row.addWidget(self.cancel_button)
         self.outer.addLayout(add_row)
         self.uploads = UploadsModel()
         self.upload_view = make_table(self.uploads)
@@ -263,36 +289,60 @@ class KnowledgeBaseScreen(Screen):
         if self._busy:
             return
         if not self._queue:
+            self.cancel_button.hide()
             self.clear_timer.start()  # all done: finished rows leave soon, failures stay to be read
             return
         self._busy = True
+        self.cancel_button.show()
+        self.cancel_button.setEnabled(True)
         row = self._queue.pop(0)
         path = self.uploads.rows[row].path
-        self.uploads.update(row, state="working")
+        self.uploads.update(row, state="working", message="reading…")
         kb = self.kb
+        cancel = self._cancel = threading.Event()
 
         def upload(progress: Any) -> Any:
-            return kb.add_file(path, progress=lambda stage, done, total: progress(done, total, stage))
+            # The knowledge base checks `cancel` between sections and embedding batches, on this
+            # worker thread; the GUI thread only sets it.
+            return kb.add_file(
+                path, progress=lambda stage, done, total: progress(done, total, stage), cancel=cancel
+            )
 
         def finished(info: Any) -> None:
             self.uploads.update(row, state="done", message=f"{info.total_chunks} chunks")
-            self._busy = False
-            self._next_upload()
+            self._upload_ended()
 
         def failed(exc: BaseException) -> None:
-            self.uploads.update(row, state="failed", message=str(exc))
-            self._busy = False
-            self._next_upload()
+            if isinstance(exc, Cancelled):
+                self.uploads.update(row, state="cancelled", message="stopped; nothing was stored")
+            else:
+                self.uploads.update(row, state="failed", message=str(exc))
+            self._upload_ended()
 
-        self.mutate(
-            upload,
-            [DOCUMENTS],
-            finished,
-            failure=failed,
-            progress=lambda done, total, stage: self.uploads.update(
-                row, done=done, total=total, message=stage
-            ),
-        )
+        def progressed(done: int, total: int, stage: str) -> None:
+            if cancel.is_set():
+                return  # a late report must not overwrite "cancelling…"
+            percent, words = upload_progress(stage, done, total)
+            self.uploads.update(row, done=percent, total=100, message=words)
+
+        self.mutate(upload, [DOCUMENTS], finished, failure=failed, progress=progressed)
+
+    def _upload_ended(self) -> None:
+        self._busy = False
+        self._cancel = None
+        self._next_upload()
+
+    def cancel_uploads(self) -> None:
+        """Stop the running upload (it stores nothing) and skip the files still waiting."""
+        for row in self._queue:
+            self.uploads.update(row, state="cancelled", message="skipped")
+        self._queue.clear()
+        if self._cancel is not None:
+            self._cancel.set()
+            running = next((i for i, r in enumerate(self.uploads.rows) if r.state == "working"), None)
+            if running is not None:
+                self.uploads.update(running, message="cancelling…")
+            self.cancel_button.setEnabled(False)  # until the worker notices, between two batches
 
     def uploads_pending(self) -> bool:
         return self._busy or bool(self._queue)
