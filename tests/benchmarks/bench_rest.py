@@ -9,7 +9,7 @@ control), the server's RSS, the load average, and the CPU per request of the ser
 load generator (which shares the cores); `--clients` takes a list to sweep.
 
     python tests/benchmarks/bench_rest.py [--n 100000] [--clients 20,50] [--seconds 30]
-        [--workdir DIR] [--max-concurrent 8]
+        [--workdir DIR] [--max-concurrent 8] [--server-root CHECKOUT]
 """
 
 from __future__ import annotations
@@ -161,6 +161,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--max-concurrent", type=int, default=None, help="api.max_concurrent_requests")
+    parser.add_argument(
+        "--server-root", type=Path, default=ROOT, help="run the server from this checkout (e.g. main, to compare)"
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-bench-rest-"))
     data_dir = ensure_data(workdir, args.n)
@@ -172,8 +175,8 @@ def main() -> int:
         env["STRATA_API__MAX_CONCURRENT_REQUESTS"] = str(args.max_concurrent)
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir), "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
+        cwd=args.server_root,
+        env={**env, "PYTHONPATH": str(args.server_root)},
     )
     _, queries = bench_search.corpus("synthetic", 10)
     try:

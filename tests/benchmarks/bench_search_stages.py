@@ -9,6 +9,12 @@ machine's load, unlike wall time; the HTTP layer (uvicorn, routing, auth, admiss
 query parsing) is what `bench_rest.py`'s server CPU per request adds on top of the total here.
 
     python tests/benchmarks/bench_search_stages.py --data-dir DIR [--queries 300] [--limit 10]
+        [--compare blas|int8]
+
+`--compare blas` times the same handler with NumPy's BLAS at its default threads (one per core)
+and at one thread, `--compare int8` with float and int8 query activations, query by query
+interleaved in one process (no stage wrappers, keyword leg on its pool as served): process CPU
+per search of each, and their ratio, which the machine's load moves much less than either.
 """
 
 from __future__ import annotations
@@ -151,13 +157,56 @@ def run(data_dir: Path, n: int, limit: int) -> None:
     print(f"| **total (main thread)** | **{1000 * total / n:.2f}** | |")
 
 
+def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
+    """Process CPU per search of two variants, interleaved query by query."""
+    from threadpoolctl import threadpool_limits
+
+    from app.core.embeddings.int8_queries import Int8QueryEmbedder
+    from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
+
+    services = build_services(load_settings(data_dir))
+    _, base = bench_search.corpus("synthetic", 10)
+    if what == "blas":
+        cores = os.cpu_count() or 1
+        arms: dict[str, Callable[[], Any]] = {
+            f"BLAS {cores} threads": lambda: threadpool_limits(cores, user_api="blas"),
+            "BLAS 1 thread": lambda: threadpool_limits(1, user_api="blas"),
+        }
+    else:
+        floats = OnnxMiniLMEmbedder()
+        int8 = Int8QueryEmbedder(floats)
+        assert int8.load_queries(), int8.failed
+        switch = services.embedder.switch  # type: ignore[attr-defined]
+        arms = {"float queries": lambda: switch(floats), "int8 queries": lambda: switch(int8)}
+    spent = dict.fromkeys(arms, 0.0)
+    for i in range(20 + n):
+        for name, arm in arms.items():
+            arm()
+            started = time.process_time()
+            out = search_route._search(
+                services, SearchIn(query=f"{base[i % len(base)]} {i} {name}", limit=limit)
+            )
+            out.model_dump_json()
+            if i >= 20:  # the first 20 warm up both arms
+                spent[name] += time.process_time() - started
+    print(f"{n} searches per arm, interleaved, limit {limit}, {data_dir}; load {os.getloadavg()[0]:.1f}")
+    first, second = spent.values()
+    for name, value in spent.items():
+        print(f"  {name}: {1000 * value / n:.1f} ms process CPU/search")
+    print(f"  ratio {second / first:.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--compare", choices=["blas", "int8"], default=None)
     args = parser.parse_args()
-    run(args.data_dir, args.queries, args.limit)
+    if args.compare:
+        compare(args.data_dir, args.queries, args.limit, args.compare)
+    else:
+        run(args.data_dir, args.queries, args.limit)
     return 0
 
 
