@@ -162,7 +162,7 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--max-concurrent", type=int, default=None, help="api.max_concurrent_requests")
     parser.add_argument(
-        "--server-root", type=Path, default=ROOT, help="run the server from this checkout (e.g. main, to compare)"
+        "--server-root", type=Path, default=ROOT, help="run the server of this checkout (main, to compare)"
     )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-bench-rest-"))
