@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from app.core.access import AccessTracker
+from app.core.blas_threads import limit_blas_threads
 from app.core.clock import Clock, SystemClock, iso
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
@@ -108,6 +109,8 @@ def build_services(
     host's background job run it; `repair=True` runs it here, for tests and tools.
     """
     settings = settings or load_settings(data_dir)
+    # Searches run side by side on the cores; BLAS's spinning workers per product only burn them.
+    limit_blas_threads()
     try:
         layout = settings.layout.ensure()
     except OSError as exc:

@@ -7,13 +7,20 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 
 from app.core.clock import Clock
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 
 log = logging.getLogger(__name__)
+
+_TABLE = RawMessageRow.__table__
+_COUNT_ACCESS = (
+    update(_TABLE)
+    .where(_TABLE.c.id == bindparam("row_id"))
+    .values(access_count=_TABLE.c.access_count + bindparam("hits"), last_access_at=bindparam("now"))
+)
 
 
 class AccessTracker:
@@ -55,12 +62,13 @@ class AccessTracker:
         now = self._clock.now_ms()
         try:
             with self._db.write() as session:
-                for row_id, hits in pending.items():
-                    session.execute(
-                        update(RawMessageRow)
-                        .where(RawMessageRow.id == row_id)
-                        .values(access_count=RawMessageRow.access_count + hits, last_access_at=now)
-                    )
+                # One executemany of one compiled statement: a statement per record cost ~0.3 ms of
+                # Python each, a third of a core at 100 searches/s (docs/benchmarks.md, "REST
+                # search CPU by stage").
+                session.connection().execute(
+                    _COUNT_ACCESS,
+                    [{"row_id": row_id, "hits": hits, "now": now} for row_id, hits in pending.items()],
+                )
         except Exception:
             # Access counts are a ranking signal, not data: never fail a search over them.
             log.warning("could not record %d accesses; will retry", len(pending), exc_info=True)

@@ -25,6 +25,11 @@ class EmbeddingSettings(BaseModel):
     base_url: str | None = None
     dimensions: int | None = None
     batch_size: int = 32
+    # `local` only. `int8`: queries (not the stored vectors) run through the int8-activation
+    # variant of the model, ~2.5x less CPU per query embedding; LoCoMo R@10 +0.002, but on the
+    # precision set one unrelated query of 36 gets a hit (0.97 -> 0.94), so it is not the
+    # default (int8_queries.py; docs/benchmarks.md, "REST search CPU by stage"). Needs `onnx`.
+    query_activations: Literal["int8", "float"] = "float"
 
 
 class LLMSettings(BaseModel):

@@ -4,7 +4,7 @@ Every turn of the five conversations is imported as a message; every question (c
 is asked through MemoryService.search, pooled over all conversations, with no filters.
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
-        [--keyword-budget ROWS] [--activations float|int8]
+        [--keyword-budget ROWS] [--activations float|int8] [--query-activations int8|float]
 """
 
 from __future__ import annotations
@@ -38,12 +38,19 @@ def main() -> int:
         default="float",
         help="int8: the local model with dynamically quantized activations (needs `onnx`)",
     )
+    parser.add_argument(
+        "--query-activations",
+        choices=["int8", "float"],
+        default="float",
+        help="embedding.query_activations: queries only, against the stored vectors (reuse --workdir)",
+    )
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-locomo-"))
-    settings = Settings(data_dir=workdir, embedding=EmbeddingSettings(provider=args.embedder))
+    embedding = EmbeddingSettings(provider=args.embedder, query_activations=args.query_activations)
+    settings = Settings(data_dir=workdir, embedding=embedding)
     if args.keyword_budget is not None:
         settings.search.keyword_row_budget = args.keyword_budget
     if args.pool is not None:

@@ -9,6 +9,7 @@ Goals (issue 12): unrelated queries return 0 hits in >= 95 % of cases; answerabl
 the answer at rank 1 in >= 80 % and in the top 3 in >= 95 %.
 
     python tests/benchmarks/bench_precision.py [--embedder local|multilingual|hashing] [--show-misses]
+        [--query-activations int8|float]
 """
 
 from __future__ import annotations
@@ -71,8 +72,9 @@ def load_queries() -> list[Query]:
     return [Query(row["q"], row["expect"], tuple(row.get("also", ()))) for row in rows]
 
 
-def build_archive(workdir: Path, embedder: str) -> Services:
-    settings = Settings(data_dir=workdir, embedding=EmbeddingSettings(provider=embedder))
+def build_archive(workdir: Path, embedder: str, query_activations: str = "float") -> Services:
+    embedding = EmbeddingSettings(provider=embedder, query_activations=query_activations)  # type: ignore[arg-type]
+    settings = Settings(data_dir=workdir, embedding=embedding)
     services = build_services(settings, clock=FixedClock(datetime_to_ms(NOW)))
     services.memory.ingest(load_messages())
     for document in sorted((DATA / "documents").iterdir()):
@@ -120,15 +122,19 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--embedder", default="local", choices=["local", "multilingual", "hashing"])
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument(
+        "--query-activations", default="float", choices=["int8", "float"], help="embedding.query_activations"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="strata-precision-"))
-    services = build_archive(workdir, args.embedder)
+    services = build_archive(workdir, args.embedder, args.query_activations)
     try:
         result = evaluate(services, load_queries(), show_misses=args.show_misses)
     finally:
         services.close()
     print(
-        f"embedder {args.embedder}; {result['answerable']} answerable queries: rank 1 "
+        f"embedder {args.embedder}, {args.query_activations} queries; "
+        f"{result['answerable']} answerable queries: rank 1 "
         f"{result['rank1']:.2f}, top 3 {result['top3']:.2f}, found in top 10 {result['found']:.2f}; "
         f"{result['unrelated']} unrelated queries with no hit: {result['unrelated_empty']:.2f} "
         f"(load average {os.getloadavg()[0]:.2f})"

@@ -19,7 +19,12 @@ def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> E
     The local models load lazily, on first use.
     """
     if settings.provider == "local":
-        return OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+        documents = OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+        if settings.query_activations == "int8":
+            from app.core.embeddings.int8_queries import Int8QueryEmbedder
+
+            return Int8QueryEmbedder(documents)
+        return documents
     if settings.provider == "multilingual":
         return MultilingualE5Embedder(batch_size=min(settings.batch_size, MULTILINGUAL_BATCH_SIZE))
     if settings.provider == "openai":

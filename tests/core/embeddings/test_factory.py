@@ -6,6 +6,7 @@ import pytest
 
 from app.core.embeddings.factory import build_embedder
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.embeddings.int8_queries import Int8QueryEmbedder
 from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
 from app.core.embeddings.openai_compat import OpenAICompatibleEmbedder
 from app.core.errors import ConfigError
@@ -15,6 +16,15 @@ from app.core.settings import EmbeddingSettings
 def test_local_is_the_default_and_lazy() -> None:
     embedder = build_embedder(EmbeddingSettings(), api_key=None)
     assert isinstance(embedder, OnnxMiniLMEmbedder)
+    assert not embedder.loaded
+    assert (embedder.model_id, embedder.dimensions) == ("all-MiniLM-L6-v2-onnx-int8", 384)
+
+
+def test_local_with_int8_queries_wraps_the_same_model_lazily() -> None:
+    embedder = build_embedder(EmbeddingSettings(query_activations="int8"), api_key=None)
+    # Queries through the int8-activation variant, documents through the float model.
+    assert isinstance(embedder, Int8QueryEmbedder)
+    assert isinstance(embedder.documents, OnnxMiniLMEmbedder)
     assert not embedder.loaded
     assert (embedder.model_id, embedder.dimensions) == ("all-MiniLM-L6-v2-onnx-int8", 384)
 

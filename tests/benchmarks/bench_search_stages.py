@@ -1,0 +1,214 @@
+"""CPU time of one REST search by stage, in process, on an existing data dir (issue 16, item 6).
+
+Runs the `/api/search` handler (`app.api.routes.search._search`) and the response's JSON
+encoding on distinct queries (no query-embedding cache hits), with the keyword leg run inline
+so every stage is on one thread, and charges each stage's *own* CPU time (`time.thread_time`,
+nested stages subtracted) by wrapping the functions named below for the run. SQL statements
+are charged to the stage that ran them ("sql: <stage>"). CPU time does not depend much on the
+machine's load, unlike wall time; the HTTP layer (uvicorn, routing, auth, admission, pydantic
+query parsing) is what `bench_rest.py`'s server CPU per request adds on top of the total here.
+
+    python tests/benchmarks/bench_search_stages.py --data-dir DIR [--queries 300] [--limit 10]
+        [--compare blas|int8]
+
+`--compare blas` times the same handler with NumPy's BLAS at its default threads (one per core)
+and at one thread, `--compare int8` with float and int8 query activations, query by query
+interleaved in one process (no stage wrappers, keyword leg on its pool as served): process CPU
+per search of each, and their ratio, which the machine's load moves much less than either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.api.routes import search as search_route
+from app.api.schemas import SearchIn
+from app.bootstrap import Services, build_services
+from app.core.search import messages as messages_module
+from app.core.search import ranking as ranking_module
+from app.core.settings import load_settings
+from app.services import memory_service as memory_module
+from tests.benchmarks import bench_search
+
+
+class StageClock:
+    """Own CPU time per stage: a stage's inclusive time minus the stages nested in it."""
+
+    def __init__(self) -> None:
+        self.own: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+        self._stack: list[list[Any]] = []  # [name, nested time]
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        frame = [name, 0.0]
+        self._stack.append(frame)
+        started = time.thread_time()
+        try:
+            yield
+        finally:
+            spent = time.thread_time() - started
+            self._stack.pop()
+            self.own[name] += spent - frame[1]
+            self.calls[name] += 1
+            if self._stack:
+                self._stack[-1][1] += spent
+
+    def current(self) -> str:
+        return self._stack[-1][0] if self._stack else "outside"
+
+    def wrap(self, owner: Any, attribute: str, name: str) -> None:
+        original = getattr(owner, attribute)
+
+        @functools.wraps(original)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            with self.stage(name):
+                return original(*args, **kwargs)
+
+        setattr(owner, attribute, timed)
+
+    def reset(self) -> None:
+        self.own.clear()
+        self.calls.clear()
+
+
+class _Inline:
+    """Runs the keyword leg on the calling thread, so its CPU time is seen (and charged) here."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(fn(*args))
+        return future
+
+
+def instrument(services: Services, clock: StageClock) -> None:
+    searcher = services.memory.searcher
+    searcher._keyword_pool = _Inline()  # type: ignore[assignment]
+    clock.wrap(search_route, "_search", "route: SearchIn→filters, SearchOut")
+    clock.wrap(services.privacy, "outgoing", "privacy masking of hits")
+    clock.wrap(memory_module, "merge_hits", "merge kinds, floor")
+    clock.wrap(services.memory, "search_outcome", "search_outcome")
+    clock.wrap(searcher, "search_understood", "search_understood")
+    clock.wrap(searcher.people, "mentions", "query understanding: people")
+    clock.wrap(messages_module, "parse_query_dates", "query understanding: dates")
+    clock.wrap(searcher.embedder, "embed_query", "query embedding (ONNX)")
+    clock.wrap(searcher.corpus, "vector_leg", "vector leg")
+    clock.wrap(searcher, "_keyword_and_vectors", "keyword leg (FTS5/BM25)")
+    clock.wrap(searcher, "_search", "candidate rows, own cosines")
+    clock.wrap(searcher.windows, "around", "conversation windows (NumPy)")
+    clock.wrap(messages_module, "rank_messages", "ranking loop, neighbour rows")
+    clock.wrap(ranking_module, "score_candidates", "relevance scoring")
+    clock.wrap(messages_module, "_hit", "hit objects")
+    # Every SQL statement, charged to the stage that runs it.
+    from sqlalchemy.orm import Session
+
+    execute = Session.execute
+
+    def timed_execute(session: Any, *args: Any, **kwargs: Any) -> Any:
+        current = clock.current()
+        # Other threads (the access counter's writer) and SQLAlchemy re-entering execute are not
+        # charged: the first runs beside the search (process CPU shows it), the second is nested.
+        if threading.current_thread() is not threading.main_thread() or current.startswith("sql: "):
+            return execute(session, *args, **kwargs)
+        with clock.stage(f"sql: {current}"):
+            return execute(session, *args, **kwargs)
+
+    Session.execute = timed_execute  # type: ignore[method-assign]
+
+
+def run(data_dir: Path, n: int, limit: int) -> None:
+    services = build_services(load_settings(data_dir))
+    clock = StageClock()
+    instrument(services, clock)
+    _, base = bench_search.corpus("synthetic", 10)
+
+    def one(i: int) -> None:
+        with clock.stage("JSON encoding"):
+            out = search_route._search(services, SearchIn(query=f"{base[i % len(base)]} {i}", limit=limit))
+            out.model_dump_json()
+
+    for i in range(20):  # warm-up: model, in-memory vector copy, conversation layout
+        one(i)
+    clock.reset()
+    load = os.getloadavg()[0]
+    cpu, wall = time.process_time(), time.perf_counter()
+    for i in range(1000, 1000 + n):
+        one(i)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    total = sum(clock.own.values())
+    print(f"{n} searches, limit {limit}, {data_dir}; load {load:.1f} → {os.getloadavg()[0]:.1f}")
+    print(f"process CPU {1000 * cpu / n:.1f} ms/search (all threads), wall {1000 * wall / n:.1f} ms/search")
+    print("| stage | CPU ms/search | share |\n|---|---:|---:|")
+    for name, spent in sorted(clock.own.items(), key=lambda item: -item[1]):
+        print(f"| {name} | {1000 * spent / n:.2f} | {100 * spent / total:.0f} % |")
+    print(f"| **total (main thread)** | **{1000 * total / n:.2f}** | |")
+
+
+def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
+    """Process CPU per search of two variants, interleaved query by query."""
+    from threadpoolctl import threadpool_limits
+
+    from app.core.embeddings.int8_queries import Int8QueryEmbedder
+    from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
+
+    services = build_services(load_settings(data_dir))
+    _, base = bench_search.corpus("synthetic", 10)
+    if what == "blas":
+        cores = os.cpu_count() or 1
+        arms: dict[str, Callable[[], Any]] = {
+            f"BLAS {cores} threads": lambda: threadpool_limits(cores, user_api="blas"),
+            "BLAS 1 thread": lambda: threadpool_limits(1, user_api="blas"),
+        }
+    else:
+        floats = OnnxMiniLMEmbedder()
+        int8 = Int8QueryEmbedder(floats)
+        assert int8.load_queries(), int8.failed
+        switch = services.embedder.switch  # type: ignore[attr-defined]
+        arms = {"float queries": lambda: switch(floats), "int8 queries": lambda: switch(int8)}
+    spent = dict.fromkeys(arms, 0.0)
+    for i in range(20 + n):
+        for name, arm in arms.items():
+            arm()
+            started = time.process_time()
+            out = search_route._search(
+                services, SearchIn(query=f"{base[i % len(base)]} {i} {name}", limit=limit)
+            )
+            out.model_dump_json()
+            if i >= 20:  # the first 20 warm up both arms
+                spent[name] += time.process_time() - started
+    print(f"{n} searches per arm, interleaved, limit {limit}, {data_dir}; load {os.getloadavg()[0]:.1f}")
+    first, second = spent.values()
+    for name, value in spent.items():
+        print(f"  {name}: {1000 * value / n:.1f} ms process CPU/search")
+    print(f"  ratio {second / first:.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--compare", choices=["blas", "int8"], default=None)
+    args = parser.parse_args()
+    if args.compare:
+        compare(args.data_dir, args.queries, args.limit, args.compare)
+    else:
+        run(args.data_dir, args.queries, args.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
