@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt
 
 from app.core.clock import DAY_MS
 from app.core.errors import NotFound
-from app.ui.formatting import local_time
 from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
 from app.ui.search_state import ARCHIVED_INCLUDED
+from app.ui.when import local_time
 from tests.conftest import NOW_MS, make_message
 from tests.ui.helpers import open_window, seed, settle
 

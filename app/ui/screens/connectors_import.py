@@ -31,8 +31,8 @@ from app.services.jsonl_import import FORMAT as JSONL
 from app.services.jsonl_import import is_jsonl
 from app.ui.errors import describe
 from app.ui.events import MESSAGES
-from app.ui.formatting import local_time
 from app.ui.ops import MutateOp, QueryOp
+from app.ui.when import local_time
 
 if TYPE_CHECKING:
     from app.ui.screens.connectors import ConnectorsScreen

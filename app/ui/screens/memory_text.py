@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from app.ui.when import exact, parse_iso, relative, shorten
+from app.ui.formatting import shorten
+from app.ui.when import exact, parse_iso, relative
 
 TIERS = ("short", "mid", "long")
 TIER_NAMES = {"short": "short term", "mid": "mid term", "long": "long term"}
