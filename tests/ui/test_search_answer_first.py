@@ -280,21 +280,3 @@ def test_opening_a_message_from_elsewhere_starts_a_clean_search_view(qtbot, wind
     assert screen.banner.isHidden()
     assert [h.id for h in screen.model.rows] == [str(record.id)]
     assert screen.count_label.text() == "1 message"
-
-
-def test_known_facets_load_once_and_again_after_messages_change(qtbot, window, services):
-    screen = window.screens["search"]
-    qtbot.waitUntil(lambda: screen._facets is not None, timeout=5000)  # read when the screen opened
-    real_facets, calls = services.memory.facets, []
-    screen.memory.facets = lambda: calls.append(1) or real_facets()  # counts the reads, returns the real ones
-    seen: list[set[str]] = []
-    for n in range(3):  # the empty box's examples and the pickers reuse them
-        screen.with_facets(lambda facets: seen.append({name for name, _n in facets.people}))
-        qtbot.waitUntil(lambda n=n: len(seen) > n, timeout=5000)
-    assert calls == [] and seen[0] == seen[2]
-    services.memory.ingest([make_message(900, person="zoe", content="hello from zoe")])
-    # The change event drops them; the visible screen's reload reads them again, once.
-    qtbot.waitUntil(lambda: bool(calls) and screen._facets is not None, timeout=5000)
-    screen.with_facets(lambda facets: seen.append({name for name, _n in facets.people}))
-    settle(qtbot)
-    assert len(calls) == 1 and seen[3] == seen[0] | {"zoe"}
