@@ -67,6 +67,25 @@ class DocumentRepository:
         stmt = select(func.count()).select_from(RagDocumentRow).where(RagDocumentRow.user_id == user_id)
         return int(session.scalar(stmt) or 0)
 
+    def ids_where(
+        self,
+        session: Session,
+        user_id: str,
+        *,
+        file_names: Sequence[str] = (),
+        since: int | None = None,
+        until: int | None = None,
+    ) -> list[str]:
+        """Documents named one of `file_names` (when given) uploaded within [since, until] (ms, inclusive)."""
+        stmt = select(RagDocumentRow.id).where(RagDocumentRow.user_id == user_id)
+        if file_names:
+            stmt = stmt.where(RagDocumentRow.file_name.in_(list(file_names)))
+        if since is not None:
+            stmt = stmt.where(RagDocumentRow.uploaded_at >= since)
+        if until is not None:
+            stmt = stmt.where(RagDocumentRow.uploaded_at <= until)
+        return list(session.scalars(stmt.order_by(RagDocumentRow.id)))
+
     def existing_ids(self, session: Session, user_id: str, ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
         for part in chunked(list(ids)):

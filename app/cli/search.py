@@ -13,7 +13,7 @@ from rich.table import Table
 from app.cli.context import console, guarded, print_json, services
 from app.core.clock import iso
 from app.core.errors import InvalidInput
-from app.core.search.filters import filters_from
+from app.core.search.filters import filters_from, sources_from
 
 if TYPE_CHECKING:
     from app.core.domain import SearchHit
@@ -97,9 +97,7 @@ def search_command(
             {"platform": platform, "channel": channel, "person": person, "since": since, "until": until}
         )
     )
-    include = tuple(
-        name for name, on in (("documents", include_documents), ("insights", include_insights)) if on
-    )
+    include = sources_from(documents=include_documents, insights=include_insights)
     outcome = guarded(lambda: svc.memory.search_outcome(query, filters, limit, include=include, loose=loose))
     if as_json:
         print_json(outcome_json(query, outcome))

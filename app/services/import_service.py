@@ -27,9 +27,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from app.core.domain import IngestResult, RawMessage
 from app.core.errors import InvalidInput
+from app.services.jsonl_import import FORMAT as JSONL
+from app.services.jsonl_import import JsonlImporter
 from app.services.memory_service import MemoryService
 from app.services.twins import TwinFilter
-from connectors.importers.base import ImportLog
+from connectors.importers.base import Importer, ImportLog
 from connectors.importers.preview import ImportPreview, PreviewBuilder, counted
 from connectors.importers.registry import FORMATS, detect_format, make_importer
 
@@ -102,7 +104,7 @@ class ImportService:
     ) -> ImportPreview:
         """Parse the whole file without storing anything; skipped entries are listed in `rejected`."""
         fmt = format_name or detect_format(path)
-        importer = make_importer(fmt, **self._importer_args(options))
+        importer = self._importer(fmt, options)
         log = ImportLog()
         builder = PreviewBuilder(fmt, source or path.name)
         done = 0
@@ -148,7 +150,7 @@ class ImportService:
         progress: ImportProgress | None = None,
     ) -> IngestResult:
         """Stream a file that `preview` has validated into memory (second pass; idempotent)."""
-        importer = make_importer(preview.format, **self._importer_args(options))
+        importer = self._importer(preview.format, options)
 
         def store_progress(done: int, total: int | None) -> None:
             if progress is not None:
@@ -176,7 +178,11 @@ class ImportService:
                 else dataclasses.replace(message, user_id=self._user_id)
             )
 
-    @staticmethod
-    def _importer_args(options: ImportOptions | None) -> dict[str, Any]:
+    def _importer(self, format_name: str, options: ImportOptions | None) -> Importer:
+        """The importer of a chat-export format, or of Strata's own JSONL (the import wizard's)."""
+        if format_name == JSONL:
+            return JsonlImporter(self._user_id)
         opts = options or ImportOptions()
-        return {"tz": opts.zone(), "date_order": opts.date_order, "chat_name": opts.chat_name}
+        return make_importer(
+            format_name, tz=opts.zone(), date_order=opts.date_order, chat_name=opts.chat_name
+        )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.core.clock import Clock
-from app.core.domain import SearchHit
+from app.core.domain import SearchFilters, SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.errors import InvalidInput, NotFound, PayloadTooLarge
 from app.core.events import Change, EventBus
@@ -32,6 +32,7 @@ from knowledge_base.store import KnowledgeBase, Progress, RepairReport
 from knowledge_base.values import ChunkHit, DocumentContent, DocumentInfo
 
 DOCUMENTS_SOURCE = "documents"  # the name unified search uses for knowledge-base chunks
+DOCUMENTS_PLATFORM = "knowledge_base"  # the platform a chunk hit reports (and a platform filter names)
 _IWORK_BUNDLE_SUFFIXES = (".pages", ".numbers", ".key")
 
 
@@ -168,10 +169,31 @@ class KnowledgeService:
         """Knowledge-base chunks as memory search hits (kind "chunk"), for `include=["documents"]`."""
         if not query.text.strip():
             return []
+        document_ids = self._filtered_documents(query.filters)
+        if document_ids == []:
+            return []
         limit = max(1, min(query.limit, self.config.max_limit))
         # No cosine threshold here: unified search cuts every kind at one relevance floor instead.
-        hits = self.searcher.search(query.text, limit, threshold=-1.0)
+        hits = self.searcher.search(query.text, limit, document_ids, threshold=-1.0)
         return [chunk_to_search_hit(hit) for hit in hits]
+
+    def _filtered_documents(self, filters: SearchFilters) -> list[str] | None:
+        """The documents a unified-search filter leaves (None: all of them), judged on the fields
+        a chunk hit shows: no person (a document has no author), platform `knowledge_base`,
+        the file name as channel, the upload time as date."""
+        if filters.persons or (filters.platforms and DOCUMENTS_PLATFORM not in filters.platforms):
+            return []
+        if not filters.channels and filters.since is None and filters.until is None:
+            return None
+        kb = self.kb
+        with kb.db.read() as session:
+            return kb.repo.ids_where(
+                session,
+                kb.config.user_id,
+                file_names=filters.channels,
+                since=filters.since,
+                until=filters.until,
+            )
 
     # -- helpers ------------------------------------------------------------------------------
     def _read_bundle(self, path: Path) -> bytes:
@@ -205,7 +227,7 @@ def chunk_to_search_hit(hit: ChunkHit) -> SearchHit:
         kind="chunk",
         content=hit.content,
         score=hit.score,
-        platform="knowledge_base",
+        platform=DOCUMENTS_PLATFORM,
         channel=hit.file_name,
         person=None,
         timestamp=hit.uploaded_at,

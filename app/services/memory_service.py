@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-
 from app.core.clock import Clock, iso
 from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage, SearchFilters, SearchHit
 from app.core.errors import InvalidInput, NotFound
@@ -23,7 +21,8 @@ from app.core.storage import audit
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import MessageRepository, to_record
-from app.core.storage.models import MemorySummaryRow, RawMessageRow
+from app.core.storage.models import RawMessageRow
+from app.services import memory_counts as counts
 from app.services.deletion_service import DeletionService
 from app.services.insight_hits import annotate_insight_twins
 from app.services.search_facets import Facets, known_facets
@@ -242,26 +241,11 @@ class MemoryService:
         with self.db.read() as session:
             total = self.messages.count(session, self.user_id)
             first, last = self.messages.time_range(session, self.user_id)
-            archived = session.scalar(
-                select(func.count())
-                .select_from(RawMessageRow)
-                .where(RawMessageRow.user_id == self.user_id, RawMessageRow.archived_at.is_not(None))
-            )
-            pinned = session.scalar(
-                select(func.count())
-                .select_from(RawMessageRow)
-                .where(RawMessageRow.user_id == self.user_id, RawMessageRow.is_pinned.is_(True))
-            )
-            summaries = session.scalar(
-                select(func.count())
-                .select_from(MemorySummaryRow)
-                .where(MemorySummaryRow.user_id == self.user_id)
-            )
             return {
                 "messages": total,
-                "archived": int(archived or 0),
-                "pinned": int(pinned or 0),
-                "summaries": int(summaries or 0),
+                "archived": counts.archived_count(session, self.user_id),
+                "pinned": counts.pinned_count(session, self.user_id),
+                "summaries": counts.summary_count(session, self.user_id),
                 "by_platform": self.messages.counts_by(session, self.user_id, "platform"),
                 "by_tier": self.messages.counts_by(session, self.user_id, "memory_stage"),
                 "first_message_at": iso(first),
@@ -273,6 +257,20 @@ class MemoryService:
                 "embedding_backlog": backlog.pending,
                 "embedding_eta_seconds": backlog.to_dict()["eta_seconds"],
             }
+
+    def has_messages(self) -> bool:
+        """Whether any message is stored (the first-run check), without counting them."""
+        with self.db.read() as session:
+            return counts.has_messages(session, self.user_id)
+
+    def pinned_and_summaries(self) -> tuple[int, int]:
+        """Pinned messages and summaries: the two numbers of stats() the Memory screen shows."""
+        with self.db.read() as session:
+            return counts.pinned_count(session, self.user_id), counts.summary_count(session, self.user_id)
+
+    def embedding_model(self) -> tuple[str, int]:
+        """The model search really uses and its dimensions (no database read)."""
+        return self.processor.embedder.model_id, self.processor.embedder.dimensions
 
     def facets(self) -> Facets:
         """Known people, conversations and platforms with message counts (the search pickers)."""

@@ -41,19 +41,31 @@ def chunk_contents(
     return out
 
 
-def chunk_hits(
+def chunk_items(
     privacy: PrivacyService, knowledge: KnowledgeService, hits: Sequence[ChunkHit], *, reveal: bool = False
-) -> list[dict[str, Any]]:
-    """Search hits for an agent: content masked in context (`masked: true` when it was), other
-    text fields masked, `untrusted` flags as for every other result."""
+) -> list[tuple[dict[str, Any], bool]]:
+    """Each hit as a dict, masked once: the content in the context of its document, the other
+    text fields (file name, heading) as any result's are; with whether anything was masked."""
     contents = chunk_contents(privacy, knowledge, [(h.document_id, h.content) for h in hits], reveal=reveal)
     out = []
     for hit, content in zip(hits, contents, strict=True):
-        item = {**hit.to_dict(), "content": content}
-        out.append(
-            privacy.outgoing(item, text=hit.content, reveal=reveal, masked_before=content != hit.content)
-        )
+        item = hit.to_dict()
+        rest = privacy.mask_payload({k: v for k, v in item.items() if k != "content"}, reveal=reveal)
+        masked = content != hit.content or any(rest[k] != item[k] for k in rest)
+        out.append(({k: content if k == "content" else rest[k] for k in item}, masked))
     return out
+
+
+def chunk_hits(
+    privacy: PrivacyService, knowledge: KnowledgeService, hits: Sequence[ChunkHit], *, reveal: bool = False
+) -> list[dict[str, Any]]:
+    """Search hits for an agent: masked once (`masked: true` when anything was), `untrusted`
+    flags as for every other result."""
+    items = chunk_items(privacy, knowledge, hits, reveal=reveal)
+    return [
+        privacy.marked(item, text=hit.content, masked=masked)
+        for hit, (item, masked) in zip(hits, items, strict=True)
+    ]
 
 
 def masked_search_hits(

@@ -150,7 +150,14 @@ class PrivacyService:
         before: `masked_before` for text masked in its context by the caller), and
         `untrusted: true, flags: [...]` when the verbatim `text` reads like a prompt injection."""
         out: dict[str, Any] = self.mask_payload(item, reveal=reveal)
-        if masked_before or out != item:
+        return self.marked(out, text=text, metadata=metadata, masked=masked_before or out != item)
+
+    def marked(
+        self, out: dict[str, Any], *, text: str | None, metadata: dict[str, Any] | None = None, masked: bool
+    ) -> dict[str, Any]:
+        """A record already masked, marked for an agent: `masked: true` when anything was, and
+        `untrusted: true, flags: [...]` when the verbatim `text` reads like a prompt injection."""
+        if masked:
             out["masked"] = True
         flags = self.flags(text, metadata)
         if flags:

@@ -11,7 +11,7 @@ from app.core.domain import Tier
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
 
-ARCHIVED = "archived"  # whole_history's series for archived messages, whatever their tier
+ARCHIVED = "archived"  # tier_overview's series for archived messages, whatever their tier
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,26 +64,14 @@ class TierTotals:
         return sum(self.kept.values()) + sum(self.archived.values())
 
 
-def tier_totals(db: Database, user_id: str) -> TierTotals:
-    """One grouped query; kept + archived over every tier is every stored message."""
-    archived_flag = RawMessageRow.archived_at.is_not(None)
-    with db.read() as session:
-        rows = session.execute(
-            select(RawMessageRow.memory_stage, archived_flag, func.count())
-            .where(RawMessageRow.user_id == user_id)
-            .group_by(RawMessageRow.memory_stage, archived_flag)
-        ).all()
+def tier_overview(db: Database, user_id: str, *, max_buckets: int = 40) -> tuple[TierTotals, TierTimeline]:
+    """The totals per tier and the whole-history chart, from one grouped scan of the messages.
+
+    The chart has the messages kept in full per tier, plus "archived" (text folded into
+    summaries), over the whole stored history (first to last message), so an import of old chats
+    shows; the bucket grows from a week to a month, quarter or year to fit `max_buckets`."""
     kept: dict[str, int] = {t.value: 0 for t in Tier}
-    archived: dict[str, int] = {t.value: 0 for t in Tier}
-    for stage, is_archived, count in rows:
-        (archived if is_archived else kept)[str(stage)] = int(count)
-    return TierTotals(kept, archived)
-
-
-def whole_history(db: Database, user_id: str, *, max_buckets: int = 40) -> TierTimeline:
-    """Messages kept in full per tier, plus "archived" (text folded into summaries), over the whole
-    stored history (first to last message), so an import of old chats shows; the bucket grows
-    from a week to a month, quarter or year to fit `max_buckets`. One grouped query."""
+    archived_totals: dict[str, int] = {t.value: 0 for t in Tier}
     with db.read() as session:
         first, last = session.execute(
             select(func.min(RawMessageRow.timestamp), func.max(RawMessageRow.timestamp)).where(
@@ -91,7 +79,7 @@ def whole_history(db: Database, user_id: str, *, max_buckets: int = 40) -> TierT
             )
         ).one()
         if first is None:
-            return TierTimeline((), {t.value: () for t in Tier}, {})
+            return TierTotals(kept, archived_totals), TierTimeline((), {t.value: () for t in Tier}, {})
         for days in (7, 30, 91, 365):
             size = days * DAY_MS
             start = first - first % size  # buckets on fixed boundaries, so they do not shift per import
@@ -107,10 +95,13 @@ def whole_history(db: Database, user_id: str, *, max_buckets: int = 40) -> TierT
         ).all()
     counts: dict[str, list[int]] = {name: [0] * buckets for name in (*(t.value for t in Tier), ARCHIVED)}
     for stage, is_archived, index, count in rows:
+        totals = archived_totals if is_archived else kept
+        totals[str(stage)] = totals.get(str(stage), 0) + int(count)
         name = ARCHIVED if is_archived else str(stage)
         counts.setdefault(name, [0] * buckets)[min(max(int(index), 0), buckets - 1)] += int(count)
-    return TierTimeline(
+    timeline = TierTimeline(
         starts=tuple(start + i * size for i in range(buckets)),
         counts={k: tuple(v) for k, v in counts.items()},
         older={},
     )
+    return TierTotals(kept, archived_totals), timeline

@@ -83,7 +83,7 @@ def attach(window: MainWindow, services: Any) -> None:
 
 def is_first_run(services: Any) -> bool:
     """Nothing stored yet: no messages and no documents (a service call: off the GUI thread)."""
-    if services.memory.stats()["messages"]:
+    if services.memory.has_messages():
         return False
     knowledge = getattr(services, "knowledge", None)
     return knowledge is None or knowledge.count() == 0

@@ -1,4 +1,4 @@
-"""Display helpers: times (exact and relative), sizes, people's initials, places in plain words.
+"""Display helpers: sizes, people's initials, places and text in plain words (times: app/ui/when.py).
 
 Nothing internal reaches the screen from here: platforms get their proper names ("WhatsApp",
 not "whatsapp"), direct messages read "Direct message with lena" (stored as "dm:lena"),
@@ -8,7 +8,6 @@ knowledge-base chunks name their document, and snake_case identifiers become wor
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 TIER_COLOURS = {"short": "#2f9e44", "mid": "#e8590c", "long": "#5f3dc4"}
 # Memory stages in words a person would use (the store calls them short/mid/long).
@@ -27,44 +26,6 @@ PLATFORM_NAMES = {
 # Platforms whose conversations are #channels; others name chats by their title.
 HASH_CHANNELS = frozenset({"slack", "discord"})
 DM_PREFIX = "dm:"
-
-
-def local_time(ms: int | None, *, with_seconds: bool = False) -> str:
-    if ms is None:
-        return ""
-    fmt = "%Y-%m-%d %H:%M:%S" if with_seconds else "%Y-%m-%d %H:%M"
-    return datetime.fromtimestamp(ms / 1000).strftime(fmt)
-
-
-def exact_time(ms: int | None) -> str:
-    """ "Monday 2 November 2026, 09:05" (local time): the hover text behind a relative time."""
-    if ms is None:
-        return ""
-    moment = datetime.fromtimestamp(ms / 1000)
-    return f"{moment:%A} {moment.day} {moment:%B %Y, %H:%M}"
-
-
-def relative_time(ms: int | None, now_ms: int) -> str:
-    """Short and relative: "just now", "12 min ago", "09:05" (today), "yesterday", "3 days ago",
-    "2 Nov" (this year), "2 Nov 2024"; future times (clock skew) show as the date."""
-    if ms is None:
-        return ""
-    moment, now = datetime.fromtimestamp(ms / 1000), datetime.fromtimestamp(now_ms / 1000)
-    seconds = (now_ms - ms) / 1000
-    days = (now.date() - moment.date()).days
-    if 0 <= seconds < 60:
-        return "just now"
-    if 0 <= seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    if days == 0 and seconds >= 0:
-        return f"{moment:%H:%M}"
-    if days == 1:
-        return "yesterday"
-    if 1 < days < 7:
-        return f"{days} days ago"
-    if moment.year == now.year:
-        return f"{moment.day} {moment:%b}"
-    return f"{moment.day} {moment:%b %Y}"
 
 
 def human_size(size: int | None) -> str:
@@ -143,3 +104,15 @@ def tier_badge(tier: str | None) -> str:
         return ""
     colour = TIER_COLOURS.get(tier, "#868e96")
     return f'<span style="color:{colour};font-weight:600;">{tier}</span>'
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word boundary with an ellipsis, never mid-word."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"

@@ -17,9 +17,10 @@ from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.services.insight_hits import drop_insight_twins
-from app.ui.formatting import exact_time, relative_time, source_label
+from app.ui.formatting import shorten, source_label
 from app.ui.icons import icon, platform_icon
 from app.ui.ops import QueryOp
+from app.ui.when import exact, relative_time
 
 DEBOUNCE_MS = 150
 LIMIT = 8
@@ -197,7 +198,7 @@ class QuickPopup(QWidget):
         for hit in hits:
             item = QListWidgetItem(hit_text(hit, now))
             item.setIcon(icon("document") if hit.kind == "chunk" else platform_icon(hit.platform))
-            item.setToolTip(exact_time(hit.timestamp))
+            item.setToolTip(exact(hit.timestamp))
             self.results.addItem(item)
         if hits:
             self.results.setCurrentRow(0)
@@ -206,9 +207,7 @@ class QuickPopup(QWidget):
 
 def hit_text(hit: Any, now_ms: int) -> str:
     """Two lines: the matched text, then who · where · when (relative; exact on hover)."""
-    content = " ".join((hit.content or "").split())
-    if len(content) > SNIPPET_CHARS:
-        content = content[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+    content = shorten(hit.content or "", SNIPPET_CHARS)
     where = source_label(hit.platform, hit.channel)
     if hit.kind == "chunk":  # a knowledge-base document: its file name
         where = str(hit.extra.get("file_name") or hit.channel or "Document")

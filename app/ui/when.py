@@ -1,4 +1,5 @@
-"""Human times for the screens: "3 min ago" / "in 2 h" with the exact local time for hover text."""
+"""Human times for the screens, in one place: "3 min ago" / "in 2 h" / "09:05" with the exact
+local time for hover text, and plain local timestamps for tables."""
 
 from __future__ import annotations
 
@@ -21,14 +22,24 @@ def parse_iso(text: str | None) -> int | None:
 
 
 def exact(ms: int | None) -> str:
-    """The local date and time to the minute, for tooltips and tables that need it."""
+    """ "Monday 2 November 2026, 09:05" (local time): the hover text behind a relative time."""
     if ms is None:
         return ""
-    return datetime.fromtimestamp(ms / 1000).strftime("%a %d %b %Y, %H:%M")
+    moment = datetime.fromtimestamp(ms / 1000)
+    return f"{moment:%A} {moment.day} {moment:%B %Y, %H:%M}"
+
+
+def local_time(ms: int | None, *, with_seconds: bool = False) -> str:
+    """ "2026-11-02 09:05" (local time), for tables and lists of many times."""
+    if ms is None:
+        return ""
+    fmt = "%Y-%m-%d %H:%M:%S" if with_seconds else "%Y-%m-%d %H:%M"
+    return datetime.fromtimestamp(ms / 1000).strftime(fmt)
 
 
 def relative(ms: int | None, now_ms: int) -> str:
-    """ "just now", "5 min ago", "in 3 h", "yesterday", "4 days ago", then the date."""
+    """When something ran or will run: "just now", "5 min ago", "in 3 h", "yesterday",
+    "4 days ago", then the date; "never" for None (runs, syncs, schedules, uploads)."""
     if ms is None:
         return "never"
     delta = now_ms - ms
@@ -48,13 +59,24 @@ def relative(ms: int | None, now_ms: int) -> str:
     return f"in {amount}" if ahead else f"{amount} ago"
 
 
-def shorten(text: str, limit: int) -> str:
-    """At most `limit` characters, cut at a word boundary with an ellipsis, never mid-word."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,.;:-") + "…"
+def relative_time(ms: int | None, now_ms: int) -> str:
+    """When a message was written, short: "just now", "12 min ago", "09:05" (today), "yesterday",
+    "3 days ago", "2 Nov" (this year), "2 Nov 2024"; future times (clock skew) show as the date."""
+    if ms is None:
+        return ""
+    moment, now = datetime.fromtimestamp(ms / 1000), datetime.fromtimestamp(now_ms / 1000)
+    seconds = (now_ms - ms) / 1000
+    days = (now.date() - moment.date()).days
+    if 0 <= seconds < 60:
+        return "just now"
+    if 0 <= seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if days == 0 and seconds >= 0:
+        return f"{moment:%H:%M}"
+    if days == 1:
+        return "yesterday"
+    if 1 < days < 7:
+        return f"{days} days ago"
+    if moment.year == now.year:
+        return f"{moment.day} {moment:%b}"
+    return f"{moment.day} {moment:%b %Y}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.domain import SearchFilters
 from app.core.errors import InvalidInput, NotFound
 from app.core.search.fusion import DEFAULT_FLOOR
 from app.core.search.relevance import RelevanceModel, similarity_gate
@@ -135,3 +136,23 @@ def test_unified_search_includes_documents_with_provenance(services):
     assert data["document_id"] == info.id and data["platform"] == "knowledge_base"
     assert data["channel"] == "osprey.txt" and data["file_name"] == "osprey.txt" and data["chunk_index"] == 0
     assert chunk.id == f"chunk:{info.id}:0"
+
+
+def test_unified_search_filters_narrow_documents_to_what_a_chunk_hit_shows(services, clock):
+    services.memory.ingest([make_message(1, content="the osprey launch moved to June")])
+    early = services.knowledge.add_bytes(b"Osprey launch checklist: fuel, wings, permits", "osprey.txt")
+    clock.advance(10_000)
+    late = services.knowledge.add_bytes(b"Osprey launch budget: fuel costs and permits", "budget.txt")
+
+    def documents(**filters: object) -> list[str]:
+        hits = services.memory.search("osprey launch", SearchFilters(**filters), include=["documents"])
+        return sorted(h.document_id for h in hits if h.kind == "chunk")
+
+    assert documents() == sorted([early.id, late.id])
+    assert documents(persons=("anna",)) == []  # a document has no author
+    assert documents(platforms=("slack",)) == []
+    assert documents(platforms=("slack", "knowledge_base")) == sorted([early.id, late.id])
+    assert documents(channels=("osprey.txt",)) == [early.id]  # the file name is a chunk's channel
+    assert documents(since=late.uploaded_at) == [late.id]  # the upload time is a chunk's date
+    assert documents(until=late.uploaded_at - 1) == [early.id]
+    assert documents(since=late.uploaded_at + 1) == []

@@ -188,3 +188,24 @@ def test_messages_belong_to_the_configured_user(services: Services, tmp_path: Pa
     assert services.memory.stats()["by_platform"] == {"email": 1}
     hit = services.memory.search("concert tickets", None, 1)[0]
     assert services.memory.get(int(hit.id)).user_id == services.settings.user_id
+
+
+def test_jsonl_goes_through_the_import_path_deferred_and_owned(services: Services, tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"platform": "slack", "message_id": "j1", "channel": "ops", "person": "ana",
+                    "timestamp": 1700000000000, "content": "the gazebo permit arrived"}),
+        "{broken",
+        json.dumps({"platform": "slack", "message_id": "j2", "channel": "ops", "person": "ben",
+                    "user_id": "someone-else", "timestamp": 1700000001000, "content": "gazebo paint"}),
+    ]  # fmt: skip
+    path = tmp_path / "archive.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    services.processor.backlog.autostart = False
+    report = services.imports.run("jsonl", path)
+    assert report.preview.messages == 2 and report.result is not None and report.result.imported == 2
+    assert [e.reason.split(":")[0] for e in report.result.errors] == ["archive.jsonl, line 2"]
+    assert services.memory.embedding_backlog()["pending"] == 2  # vectors left to the backlog
+    # The line naming another user is stored as the app's user's: the desktop app shows it.
+    assert {h.person for h in services.memory.search("gazebo", limit=5)} == {"ana", "ben"}
+    again = services.imports.run("jsonl", path)
+    assert again.result is not None and (again.result.imported, again.result.duplicates) == (0, 2)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from app.core.domain import SearchFilters
 from app.core.errors import Conflict, InvalidInput, NotFound
 from app.core.memory_files.fences import BEGIN, END
 from app.core.settings import ProjectSettings
@@ -159,6 +161,25 @@ def test_files_are_a_unified_search_source_and_see_edits(svc):
     (svc.files.store.root / "strategy" / "q1.md").write_text("# Q1\nFocus on Madagascar.\n")
     assert [h.path for h in svc.files.search("madagascar")] == ["strategy/q1.md"]
     assert svc.files.search("zanzibar") == []
+
+
+def test_search_filters_narrow_pages_to_their_subject_and_last_change(svc):
+    svc.files.refresh()
+    svc.files.write("strategy/launch.md", "# Launch\nMy own launch notes.\n")
+
+    def pages(**filters: object) -> list[str]:
+        hits = svc.memory.search("launch", SearchFilters(**filters), limit=30, include=["files"])
+        return sorted(h.extra["path"] for h in hits if h.kind == "memory_file")
+
+    assert {"people/ben.md", "channels/slack-launch.md", "strategy/launch.md"} <= set(pages())
+    assert pages(persons=("ben",)) == ["people/ben.md"]  # a person: that person's page only
+    assert pages(channels=("launch",)) == ["channels/slack-launch.md"]  # a channel: its page
+    assert pages(platforms=("telegram",)) == ["people/anna-schmidt.md"]  # merged across platforms
+    assert pages(persons=("ben",), channels=("launch",)) == []  # no page is both
+    # Dates apply to the page's last change, the time the hit shows.
+    now_ms = time.time_ns() // 1_000_000
+    assert pages(since=now_ms - DAY) == pages()
+    assert pages(since=now_ms + DAY) == pages(until=now_ms - DAY) == []
 
 
 def test_forgetting_summaries_appear_by_period(services):

@@ -232,6 +232,10 @@ def test_wizard_imports_jsonl(qtbot, screen, services, tmp_path):
     qtbot.waitUntil(lambda: wizard.preview_value is not None, timeout=10000)
     shown = wizard.preview_view.toPlainText()
     assert "4 messages" in shown and "messages.jsonl, line 5: malformed JSON" in shown
+    services.processor.backlog.autostart = False  # hold the vectors back to see the import defer them
     wizard.run_import()
     qtbot.waitUntil(lambda: wizard.report is not None, timeout=10000)
     assert wizard.report.imported == 4 and services.memory.stats()["messages"] == 4
+    # Stored through ImportService as the CLI stores: keyword-searchable at once, embedded later.
+    assert services.memory.embedding_backlog()["pending"] == 4
+    assert [h.content for h in services.memory.search("line 2", limit=1)] == ["line 2"]

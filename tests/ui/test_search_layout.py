@@ -7,10 +7,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.core.domain import SearchHit
-from app.ui.formatting import channel_label, exact_time, initials, relative_time, source_label
+from app.ui.formatting import channel_label, initials, source_label
 from app.ui.highlight import highlight_html, readable_on
 from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
+from app.ui.when import exact, relative_time
 from tests.conftest import NOW_MS, make_message
 from tests.ui.helpers import open_window, seed, settle
 
@@ -127,7 +128,7 @@ def test_display_helpers():
     assert relative_time(now - 3 * 24 * 60 * MINUTE, now) == "3 days ago"
     assert relative_time(now - 19 * 24 * 60 * MINUTE, now) == "2 Nov"
     assert relative_time(now - 400 * 24 * 60 * MINUTE, now).endswith("2025")
-    assert exact_time(now).startswith("Saturday 21 November 2026")
+    assert exact(now).startswith("Saturday 21 November 2026")
     assert initials("Anna Berg") == "AB" and initials("dm:lena") == "L" and initials("") == "?"
     assert channel_label("slack", "dm:lena") == "Direct message with lena"
     assert channel_label("slack", "general") == "#general"

@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt
 
 from app.core.clock import DAY_MS
 from app.core.errors import NotFound
-from app.ui.formatting import local_time
 from app.ui.models.hits import HitsModel
 from app.ui.models.rows import HtmlRole
 from app.ui.search_state import ARCHIVED_INCLUDED
+from app.ui.when import local_time
 from tests.conftest import NOW_MS, make_message
 from tests.ui.helpers import open_window, seed, settle
 
@@ -157,3 +157,21 @@ def test_summary_hits_show_their_span(qtbot, services):
     screen.table.selectRow(row)
     qtbot.waitUntil(lambda: "3 messages" in screen.detail.view.toPlainText(), timeout=5000)
     assert "Summary · 3 messages" in screen.detail.view.toPlainText()
+
+
+def test_known_facets_load_once_and_again_after_messages_change(qtbot, window, services):
+    screen = window.screens["search"]
+    qtbot.waitUntil(lambda: screen._facets is not None, timeout=5000)  # read when the screen opened
+    real_facets, calls = services.memory.facets, []
+    screen.memory.facets = lambda: calls.append(1) or real_facets()  # counts the reads, returns the real ones
+    seen: list[set[str]] = []
+    for n in range(3):  # the empty box's examples and the pickers reuse them
+        screen.with_facets(lambda facets: seen.append({name for name, _n in facets.people}))
+        qtbot.waitUntil(lambda n=n: len(seen) > n, timeout=5000)
+    assert calls == [] and seen[0] == seen[2]
+    services.memory.ingest([make_message(900, person="zoe", content="hello from zoe")])
+    # The change event drops them; the visible screen's reload reads them again, once.
+    qtbot.waitUntil(lambda: bool(calls) and screen._facets is not None, timeout=5000)
+    screen.with_facets(lambda facets: seen.append({name for name, _n in facets.people}))
+    settle(qtbot)
+    assert len(calls) == 1 and seen[3] == seen[0] | {"zoe"}

@@ -11,7 +11,7 @@ from app.api.deps import get_services
 from app.api.schemas import INTEGRAL
 from app.bootstrap import Services
 from app.core.errors import PayloadTooLarge
-from app.services.privacy_results import chunk_contents
+from app.services.privacy_results import chunk_items
 
 router = APIRouter(tags=["knowledge base"])
 ACTOR = "api"
@@ -155,9 +155,5 @@ def search_documents(body: KbSearchIn, services: Services = Depends(get_services
     reveal = services.privacy.check_reveal(body.reveal)
     hits = services.knowledge.search(body.query, body.limit, body.documentIds)
     # Each chunk is masked as it reads in its document: a secret cut by a chunk edge goes too.
-    contents = chunk_contents(
-        services.privacy, services.knowledge, [(h.document_id, h.content) for h in hits], reveal=reveal
-    )
-    items = [{**h.to_dict(), "content": c} for h, c in zip(hits, contents, strict=True)]
-    masked = services.privacy.mask_payload(items, reveal=reveal)
-    return KbSearchOut(query=body.query, hits=[ChunkHitOut(**h) for h in masked])
+    items = chunk_items(services.privacy, services.knowledge, hits, reveal=reveal)
+    return KbSearchOut(query=body.query, hits=[ChunkHitOut(**item) for item, _masked in items])

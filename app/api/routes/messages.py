@@ -18,6 +18,12 @@ from app.core.sanitize import repair_text
 router = APIRouter(tags=["messages"])
 
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="record id (`id` of a search hit)")]
+# The read options both message routes take, written once.
+Context = Annotated[int, Query(ge=0, le=50, description="also return N messages before and after it")]
+Reveal = Annotated[bool, Query(description="secrets verbatim (needs [privacy] allow_reveal = true)")]
+IncludeArchived = Annotated[
+    bool, Query(description="show the verbatim text of archived messages (otherwise `content` is null)")
+]
 ACTOR = "api"
 
 
@@ -50,11 +56,9 @@ def ingest_messages(body: IngestIn, services: Services = Depends(get_services)) 
 @router.get("/messages/{message_id}", response_model=MessageOut, summary="Get one message")
 def get_message(
     message_id: MessageId,
-    context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
-    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
-    include_archived: bool = Query(
-        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
-    ),
+    context: Context = 0,
+    reveal: Reveal = False,
+    include_archived: IncludeArchived = False,
     services: Services = Depends(get_services),
 ) -> MessageOut:
     reveal = services.privacy.check_reveal(reveal)
@@ -91,11 +95,9 @@ def get_message_by_source(
     source_id: Annotated[
         str, Path(min_length=1, max_length=1000, description="`message_id` as the platform or import gave it")
     ],
-    context: int = Query(0, ge=0, le=50, description="also return N messages before and after it"),
-    reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
-    include_archived: bool = Query(
-        False, description="show the verbatim text of archived messages (otherwise `content` is null)"
-    ),
+    context: Context = 0,
+    reveal: Reveal = False,
+    include_archived: IncludeArchived = False,
     services: Services = Depends(get_services),
 ) -> MessageOut:
     """The record whose (platform, message_id) is given; `/messages/{id}` takes the record id instead."""

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Query
 from app.api.deps import get_services
 from app.api.schemas import TIME_SCHEMA, SearchIn, SearchOut
 from app.bootstrap import Services
-from app.core.search.filters import filters_from
+from app.core.search.filters import filters_from, sources_from
 
 router = APIRouter(tags=["search"])
 
@@ -15,7 +15,7 @@ router = APIRouter(tags=["search"])
 def _search(services: Services, body: SearchIn) -> SearchOut:
     filters = filters_from(body.model_dump(exclude={"loose", "documents", "insights", "reveal"}))
     reveal = services.privacy.check_reveal(body.reveal)
-    include = tuple(name for name, on in (("documents", body.documents), ("insights", body.insights)) if on)
+    include = sources_from(documents=body.documents, insights=body.insights)
     outcome = services.memory.search_outcome(
         body.query, filters, body.limit, include=include, loose=body.loose
     )

@@ -48,3 +48,9 @@ def filters_from(data: Mapping[str, Any]) -> SearchFilters:
         since=parse_bound(data.get("since"), end_of_day=False),
         until=parse_bound(data.get("until"), end_of_day=True),
     )
+
+
+def sources_from(*, documents: bool = False, insights: bool = False) -> tuple[str, ...]:
+    """The extra result kinds a shell's `documents`/`insights` switches ask for (`include=` of
+    `MemoryService.search`): the same names from the CLI, REST and MCP."""
+    return tuple(name for name, on in (("documents", documents), ("insights", insights)) if on)

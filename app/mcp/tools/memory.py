@@ -17,7 +17,7 @@ from app.bootstrap import Services
 from app.core.clock import iso
 from app.core.domain import MessageRecord, SearchHit
 from app.core.errors import NotFound
-from app.core.search.filters import filters_from
+from app.core.search.filters import filters_from, sources_from
 from app.mcp.budget import DEFAULT_MAX_TOKENS, clip, paginate
 from app.mcp.errors import strata_tool
 from app.services.memory_files.plan import NOTES_PAGE
@@ -164,7 +164,7 @@ def register(server: MCPServer, services: Services) -> None:
             query,
             filters,
             min(end + 1, SEARCH_SOURCE_LIMIT),
-            include=tuple(name for name, on in (("documents", documents), ("insights", insights)) if on),
+            include=sources_from(documents=documents, insights=insights),
             loose=loose,
         )
         hits = outcome.hits

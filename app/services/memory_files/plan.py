@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.core.domain import SearchFilters
 from app.core.memory_files.paths import slug
 from app.services.memory_files.snapshot import Directory, Key
 
@@ -79,6 +80,33 @@ class Plan:
 
     def paths(self) -> list[str]:
         return [*self.by_path, NOTES_PAGE]
+
+
+def page_matches(page: PersonPage | ConversationPage | ProjectPage | None, filters: SearchFilters) -> bool:
+    """Whether a page's subject meets a search filter's person, channel and platform parts.
+
+    A person page is about its identities, a conversation page about its conversation, a project
+    page about its conversations. A part the page has no field for (a person on a conversation
+    page, a channel on a person page) or a page outside the plan (notes, the user's own files)
+    does not meet it: the filter asks for something the page cannot show to be about.
+    """
+    if not (filters.persons or filters.channels or filters.platforms):
+        return True
+    if isinstance(page, PersonPage):
+        keys: Sequence[Key] = page.identities
+        persons = {p for _, p in keys} | {page.name}
+        channels: set[str] = set()
+    elif isinstance(page, ConversationPage):
+        keys, persons, channels = ((page.platform, page.channel),), set(), {page.channel}
+    elif isinstance(page, ProjectPage):
+        keys, persons, channels = page.conversations, set(), {c for _, c in page.conversations}
+    else:
+        return False
+    return (
+        (not filters.persons or bool(persons & set(filters.persons)))
+        and (not filters.channels or bool(channels & set(filters.channels)))
+        and (not filters.platforms or any(platform in filters.platforms for platform, _ in keys))
+    )
 
 
 def build_plan(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.clock import Clock
-from app.core.domain import SearchHit
+from app.core.domain import SearchFilters, SearchHit
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.memory_files.fences import MergeStatus, front_matter, generated_body, is_user_owned
@@ -35,6 +35,7 @@ from app.services.memory_files.plan import (
     ProjectPage,
     ProjectSpec,
     build_plan,
+    page_matches,
 )
 from app.services.memory_files.render import Mask, Renderer
 from app.services.memory_files.sources import ItemLoader, ItemScope
@@ -323,7 +324,11 @@ class MemoryFilesService:
         """Memory files as unified-search hits (kind `memory_file`), for `include=["files"]`."""
         if not query.text.strip():
             return []
-        found = self.index.search(query.text, limit=max(1, min(query.limit, 50)))
+        limit = max(1, min(query.limit, 50))
+        if query.filters.is_empty():
+            found = self.index.search(query.text, limit=limit)
+        else:  # the filter drops pages after the search: look further so it does not eat the limit
+            found = self._filtered(self.index.search(query.text, limit=50), query.filters)[:limit]
         wanted = set(content_stems(query.text))
         texts = {p: text.casefold() for p, _, text, _ in self.index.documents()} if found else {}
         hits: list[SearchHit] = []
@@ -349,6 +354,21 @@ class MemoryFilesService:
                 )
             )
         return hits
+
+    def _filtered(self, found: list[FileHit], filters: SearchFilters) -> list[FileHit]:
+        """Pages a unified-search filter leaves: the date range applies to the time a hit shows
+        (the page's last change), person, channel and platform to the page's subject."""
+        since, until = filters.since, filters.until
+        found = [
+            h
+            for h in found
+            if (since is None or h.modified_ns // 1_000_000 >= since)
+            and (until is None or h.modified_ns // 1_000_000 <= until)
+        ]
+        if not found or not (filters.persons or filters.channels or filters.platforms):
+            return found
+        by_path = self.plan().by_path
+        return [h for h in found if page_matches(by_path.get(h.path), filters)]
 
     # -- deletion ------------------------------------------------------------------------------
     def on_messages_deleted(self, user_id: str, erased: Sequence[Any]) -> dict[str, int]:

@@ -15,17 +15,11 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QIcon, QPixmap
 
 from app.core.domain import SearchHit
-from app.ui.formatting import (
-    channel_label,
-    exact_time,
-    plain_markdown,
-    platform_name,
-    relative_time,
-    source_label,
-)
+from app.ui.formatting import channel_label, plain_markdown, platform_name, source_label
 from app.ui.highlight import highlight_html, snippet
 from app.ui.icons import avatar, icon, icon_img, platform_icon
 from app.ui.models.rows import Column, RowsModel
+from app.ui.when import exact, relative_time
 
 KIND_LABELS = {
     "message": "",
@@ -136,7 +130,7 @@ class HitsModel(RowsModel[SearchHit]):
                     html=self._text_html,
                 ),
                 Column("Where", where, tooltip=where_tooltip),
-                Column("When", self._when, tooltip=lambda h: exact_time(h.timestamp)),
+                Column("When", self._when, tooltip=lambda h: exact(h.timestamp)),
             ],
             parent,
         )

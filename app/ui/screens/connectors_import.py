@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import StrataError
 from app.services.jsonl_import import FORMAT as JSONL
-from app.services.jsonl_import import is_jsonl, preview_jsonl, store_jsonl
+from app.services.jsonl_import import is_jsonl
 from app.ui.errors import describe
 from app.ui.events import MESSAGES
-from app.ui.formatting import local_time
 from app.ui.ops import MutateOp, QueryOp
+from app.ui.when import local_time
 
 if TYPE_CHECKING:
     from app.ui.screens.connectors import ConnectorsScreen
@@ -66,7 +66,6 @@ class ImportWizard(QDialog):
         super().__init__(screen)
         self.screen = screen
         self.imports = screen.imports
-        self.user_id = screen.ctx.services.settings.user_id
         self.setWindowTitle("Import an export file")
         self.resize(680, 500)
         self.setMinimumWidth(520)
@@ -201,15 +200,13 @@ class ImportWizard(QDialog):
         if not text:
             self.heading.setText("Step 1 of 3: choose an export file first (Browse…)")
             return
-        path, svc, user = Path(text), self.imports, self.user_id
+        path, svc = Path(text), self.imports
         fmt = self._format(path)
         self._busy(True)
         self._started = time.monotonic()
 
         def scan(progress: Any) -> Any:
             report = lambda stage, d, t: progress(d, t, stage)  # noqa: E731
-            if fmt == JSONL:
-                return preview_jsonl(path, user, progress=report)
             return svc.preview(fmt, path, None, progress=report)
 
         self.heading.setText("Step 2 of 3: dry run. Reading the file, nothing is stored")
@@ -225,11 +222,10 @@ class ImportWizard(QDialog):
         self.next_button.setEnabled(preview.messages > 0)
 
     def run_import(self) -> None:
-        preview, svc, user = self.preview_value, self.imports, self.user_id
+        preview, svc = self.preview_value, self.imports
         if preview is None:
             return
         path = Path(self.path.text().strip())
-        memory = self.screen.ctx.services.memory
         self._cancel.clear()
         self.cancelled = False
         self._started = time.monotonic()
@@ -248,8 +244,6 @@ class ImportWizard(QDialog):
                     raise ImportCancelled(f"import cancelled after {done:,} messages")
                 progress(done, total, stage)
 
-            if preview.format == JSONL:
-                return store_jsonl(memory, preview, path, user, progress=report)
             return svc.store(preview, path, None, progress=report)
 
         MutateOp(

@@ -27,11 +27,10 @@ from app.core.errors import ConfigError
 from app.ui.charts import SERIES_COLOURS, TimeChart, bucket_counts
 from app.ui.context import UiContext
 from app.ui.events import INSIGHTS
-from app.ui.formatting import local_time
 from app.ui.models.rows import Column, RowsModel, keep_order
 from app.ui.screens.base import Screen, unavailable
 from app.ui.screens.insights_lifecycle import LIFECYCLE_FILTERS, SNOOZE_DAYS, LifecycleBar, WhoAreYou
-from app.ui.when import parse_iso
+from app.ui.when import local_time, parse_iso
 from app.ui.widgets import make_table
 
 LEVEL_COLOURS = {

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.tier_history import ARCHIVED, tier_totals, whole_history
+from app.services.tier_history import ARCHIVED, tier_overview
 from app.ui.charts import TimeChart
 from app.ui.context import UiContext
 from app.ui.events import FORGETTING, MESSAGES, SUMMARIES
@@ -136,17 +136,15 @@ class MemoryScreen(Screen):
         memory, forgetting = self.memory, self.forgetting
         db, user = self.ctx.services.db, self.ctx.services.settings.user_id
         # Two independent loads: a forgetting-engine failure must not blank the tier chart.
-        self.query(
-            lambda: (memory.stats(), tier_totals(db, user), whole_history(db, user)), self._show_counts
-        )
+        self.query(lambda: (memory.pinned_and_summaries(), *tier_overview(db, user)), self._show_counts)
         if forgetting is not None:
             self.query(lambda: (forgetting.status(), forgetting.runs(limit=20)), self._show_forgetting)
             if self._plan_shown:
                 self.preview()
 
     def _show_counts(self, loaded: tuple[Any, Any, Any]) -> None:
-        stats, totals, timeline = loaded
-        self.totals.setText(totals_html(totals, stats))
+        (pinned, summaries), totals, timeline = loaded
+        self.totals.setText(totals_html(totals, pinned=pinned, summaries=summaries))
         names = {"short": "short term", "mid": "mid term", "long": "long term", ARCHIVED: "archived"}
         self.chart.set_data(
             list(timeline.starts),

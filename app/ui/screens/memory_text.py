@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from app.ui.when import exact, parse_iso, relative, shorten
+from app.ui.formatting import shorten
+from app.ui.when import exact, parse_iso, relative
 
 TIERS = ("short", "mid", "long")
 TIER_NAMES = {"short": "short term", "mid": "mid term", "long": "long term"}
@@ -27,15 +28,15 @@ PLAN_GROUPS_SHOWN = 30
 SUMMARY_CHARS = 200
 
 
-def totals_html(totals: Any, stats: dict[str, Any]) -> str:
+def totals_html(totals: Any, *, pinned: int, summaries: int) -> str:
     """ "1,200 messages: 694 in full (short 600 · mid 90 · long 4) + 506 archived into 31 summaries"."""
     kept = sum(totals.kept.values())
     archived = sum(totals.archived.values())
     tiers = " · ".join(f"{TIER_NAMES[t]} {totals.kept.get(t, 0):,}" for t in TIERS)
     return (
         f"<b>{totals.total:,}</b> messages stored: <b>{kept:,}</b> kept in full ({tiers}) + "
-        f"<b>{archived:,}</b> archived into <b>{stats.get('summaries', 0):,}</b> summaries · "
-        f"<b>{stats.get('pinned', 0):,}</b> pinned (never archived)"
+        f"<b>{archived:,}</b> archived into <b>{summaries:,}</b> summaries · "
+        f"<b>{pinned:,}</b> pinned (never archived)"
     )
 
 

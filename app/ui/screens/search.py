@@ -10,6 +10,7 @@ text column keeps its width.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -52,6 +53,9 @@ class SearchScreen(Screen):
         self._seq = 0  # request number: late answers to older queries are dropped
         self._hits: list[SearchHit] = []  # in the engine's (relevance) order
         self._open_after_search = False
+        # Known people, conversations and platforms: loaded once, kept until messages change.
+        self._facets: Any = None
+        self._facets_version = 0  # bumped by a change: a load started before it is not kept
         self.memory = ctx.service("memory")
         self.forgetting = ctx.service("forgetting")  # archived messages show their summary
         self.privacy = ctx.service("privacy")  # secrets masked in the list, click to reveal in detail
@@ -224,7 +228,28 @@ class SearchScreen(Screen):
         if self.state.text.strip():
             self.run_search()
         else:
-            self.query(self.memory.facets, lambda facets: self.detail.set_examples(example_queries(facets)))
+            self.with_facets(lambda facets: self.detail.set_examples(example_queries(facets)))
+
+    def with_facets(self, use: Callable[[Any], None]) -> None:
+        """Call `use` with the known facets: read off the GUI thread the first time and after
+        messages change (in this process or, through the change marker, in another one)."""
+        if self._facets is not None:
+            use(self._facets)
+            return
+
+        version = self._facets_version
+
+        def loaded(facets: Any) -> None:
+            if version == self._facets_version:
+                self._facets = facets
+            use(facets)
+
+        self.query(self.memory.facets, loaded)
+
+    def _on_changed(self, changes: Any) -> None:
+        if changes.touches(MESSAGES):
+            self._facets, self._facets_version = None, self._facets_version + 1
+        super()._on_changed(changes)
 
     def run_search(self) -> None:
         self._seq += 1

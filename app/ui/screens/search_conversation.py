@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.core.domain import MessageRecord, SearchHit
-from app.ui.formatting import channel_label, exact_time, local_time, platform_name, tier_words
+from app.ui.formatting import channel_label, platform_name, tier_words
 from app.ui.highlight import highlight_html
 from app.ui.icons import PLATFORM_ICONS, icon_img
+from app.ui.when import exact, local_time
 
 if TYPE_CHECKING:
     from forgetting.summaries import StoredSummary
@@ -106,7 +107,7 @@ def conversation_html(
         text = text if text is not None else "(archived: verbatim text kept, see summary)"
         body = highlight_html(text, terms if is_hit else [], colour).replace("\n", "<br>")
         style = "border-left:3px solid #4f7cff;padding-left:6px;" if is_hit else "color:gray;"
-        when = f"<span title='{exact_time(r.timestamp)}'>{local_time(r.timestamp)}</span>"
+        when = f"<span title='{exact(r.timestamp)}'>{local_time(r.timestamp)}</span>"
         meta = f"<b>{html.escape(r.person)}</b> \u00b7 {when}"
         if flags:
             meta += f" \u00b7 {icon_img('warning')} <span style='color:#c77700'>{FLAG_NOTE}</span>"

@@ -1,6 +1,7 @@
 """The search screen's Filter menu: pickers of stored people, conversations and platforms, dates.
 
-Known values are read with `MemoryService.facets()` in a background op before a picker opens;
+Known values are read with `MemoryService.facets()` in a background op the first time a picker
+opens (the screen keeps them until messages change);
 a custom date range is checked before it becomes a chip (the dialog shows what is wrong).
 """
 
@@ -50,7 +51,7 @@ class FilterMenu(QMenu):
 
     def pick(self, key: str) -> None:
         """Load the known values off the GUI thread, then offer them in a picker."""
-        self.screen.query(self.screen.memory.facets, lambda facets: self._show_picker(key, facets))
+        self.screen.with_facets(lambda facets: self._show_picker(key, facets))
 
     def _show_picker(self, key: str, facets: Any) -> None:
         dialog = PickerDialog(

@@ -86,7 +86,7 @@ class SettingsScreen(Screen):
         self.privacy.reload()
         memory = self.ctx.service("memory")
         if memory is not None:
-            self.query(memory.stats, self._show_stats)
+            self.query(memory.embedding_model, self._show_model)
             if hasattr(memory, "facets"):
                 self.query(memory.facets, lambda facets: self.retention.set_known(facets.channels))
 
@@ -94,9 +94,9 @@ class SettingsScreen(Screen):
         """Where other screens send the user to say who they are (e.g. Insights → Open loops)."""
         self.you.names.setFocus()
 
-    def _show_stats(self, stats: dict[str, Any]) -> None:
+    def _show_model(self, model_and_dims: tuple[str, int]) -> None:
         # The model search really uses (a pending switch keeps the old one until re-embedded).
-        model, dims = stats.get("embedding_model"), stats.get("embedding_dimensions")
+        model, dims = model_and_dims
         self.model_in_use.setText(f"{model} ({dims} dimensions)" if model else "unknown")
 
     # --- sections --------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.ui.formatting import local_time
 from app.ui.job_control import JobRow
+from app.ui.when import local_time
 from app.ui.widgets import muted
 
 if TYPE_CHECKING:
