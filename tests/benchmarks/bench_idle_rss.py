@@ -1,0 +1,118 @@
+"""Idle RSS of `strata serve` or of the desktop app on a built data dir, and what idle release costs.
+
+A copy of `--data-dir` (built by bench_search.py / scale_corpus.py; never modified) is opened
+by a real `strata serve` (or `strata ui` offscreen, which hosts the same REST server) process.
+The benchmark waits until it answers, lets its start-up jobs settle for `--settle` seconds,
+runs `--searches` searches over REST (timing the first), then leaves it idle for `--idle`
+seconds while sampling its RSS. With the idle release on (`--release-after`, the setting
+`memory.idle_release_seconds`), the model session and the vector copy are dropped meanwhile;
+the search that follows is timed (time to first search after a release) and RSS read again.
+
+    python tests/benchmarks/bench_idle_rss.py --data-dir /tmp/x/synthetic-100000 [--mode ui]
+        [--idle 150] [--release-after 60] [--settle 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.api.security import load_or_create_token
+from app.api.server import free_port
+from tests.benchmarks.bench_rest import ROOT, rss_mb, wait_ready
+
+QUERIES = ["dinner plans with the team", "flight to berlin", "deploy broke the build", "birthday gift"]
+
+
+def search(url: str, token: str, query: str) -> float:
+    started = time.perf_counter()
+    response = httpx.get(
+        f"{url}/api/search",
+        params={"q": query, "limit": 10},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=600,
+    )
+    response.raise_for_status()
+    return (time.perf_counter() - started) * 1000
+
+
+def sample(pid: int, seconds: float, every: float = 5.0) -> list[tuple[float, float]]:
+    out, started = [], time.monotonic()
+    while time.monotonic() - started < seconds:
+        out.append((time.monotonic() - started, rss_mb(pid)))
+        time.sleep(every)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--mode", choices=("serve", "ui"), default="serve")
+    parser.add_argument("--settle", type=float, default=30, help="seconds for start-up jobs")
+    parser.add_argument("--searches", type=int, default=1)
+    parser.add_argument("--idle", type=float, default=150)
+    parser.add_argument("--release-after", type=float, default=None, help="memory.idle_release_seconds")
+    parser.add_argument("--keep", action="store_true", help="reuse --data-dir in place (it is written to)")
+    args = parser.parse_args()
+    if not (args.data_dir / "strata.sqlite3").exists():
+        print(f"no data dir at {args.data_dir}: build one with bench_search.py --build")
+        return 2
+    scratch = Path(tempfile.mkdtemp(prefix="strata-idle-"))
+    data_dir = args.data_dir if args.keep else scratch / "data"
+    if not args.keep:
+        subprocess.run(["cp", "-a", str(args.data_dir), str(data_dir)], check=True)
+    token = load_or_create_token(data_dir / "api-token")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "STRATA_LOG_LEVEL": "WARNING",
+        "STRATA_API__PORT": str(port),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    if args.release_after is not None:
+        env["STRATA_MEMORY__IDLE_RELEASE_SECONDS"] = str(args.release_after)
+    command = [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir)]
+    command += ["serve", "--port", str(port)] if args.mode == "serve" else ["ui"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    try:
+        asyncio.run(wait_ready(url, timeout=600))
+        print(f"{args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {os.getloadavg()[0]:.1f})")
+        settled = sample(server.pid, args.settle)
+        print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB")
+        first = search(url, token, QUERIES[0])
+        for i in range(1, args.searches):
+            search(url, token, QUERIES[i % len(QUERIES)])
+        print(f"first search {first:.0f} ms; RSS after {args.searches} search(es) {rss_mb(server.pid):.0f} MB")
+        curve = sample(server.pid, args.idle)
+        for at, mb in curve[:: max(1, len(curve) // 12)]:
+            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB")
+        idle = rss_mb(server.pid)
+        print(f"idle RSS {idle:.0f} MB after {args.idle:.0f} s (load {os.getloadavg()[0]:.1f})")
+        again = search(url, token, QUERIES[-1])
+        print(f"search after the idle period {again:.0f} ms; RSS {rss_mb(server.pid):.0f} MB")
+        then = search(url, token, QUERIES[1] + " later")
+        print(f"next search {then:.0f} ms (load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
