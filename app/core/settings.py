@@ -164,6 +164,15 @@ class ApiSettings(BaseModel):
     max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
 
 
+class ResourceSettings(BaseModel):
+    """What a long-running host (desktop app, `strata serve`) gives back while nobody uses it."""
+
+    # After this many seconds without a search or an embedding, the embedding model's session
+    # (~170 MB) and the in-memory vector copies (~2.4 KB a message) are dropped and rebuilt on
+    # the next use (docs/benchmarks.md, "Idle memory"); 0 keeps them for the life of the process.
+    idle_release_seconds: float = Field(default=300.0, ge=0.0)
+
+
 class Settings(BaseSettings):
     """All of Strata's configuration, read once in the composition root."""
 
@@ -180,6 +189,7 @@ class Settings(BaseSettings):
     kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
     files: MemoryFilesSettings = Field(default_factory=MemoryFilesSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    resources: ResourceSettings = Field(default_factory=ResourceSettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"
 

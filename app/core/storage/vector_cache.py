@@ -16,6 +16,9 @@ bound cannot rule out are scored in full, so the answer is exactly the full scan
 
 Asking LanceDB for the table's latest version reads its manifest from disk, so the copy asks at
 most every `FOREIGN_CHECK_S`.
+
+A host that sits idle (the desktop app in the tray) calls `release_if_idle`: a copy no search
+used for that long is dropped (~2.4 KB a row) and loaded again by the next search.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ class VectorMatrixCache:
         self._reloading = False
         self._checked_at = 0.0
         self.reloads = 0  # whole loads from LanceDB (a test counts them)
+        self.used_at = time.monotonic()  # the last search or view (idle release)
         collection.listen(self._follow)
 
     # -- keeping the copy current ------------------------------------------------------------
@@ -190,6 +194,21 @@ class VectorMatrixCache:
         self._generation += 1
         self._columns_changed = self._generation
 
+    def release_if_idle(self, idle_seconds: float, now: float | None = None) -> int:
+        """Drop the copy when no search used it for `idle_seconds`; the next search loads it again.
+
+        Returns the bytes the copy held (0 when it was in use or held nothing)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            rows = self._rows
+            if rows is None or now - self.used_at < idle_seconds:
+                return 0
+            held = rows.nbytes()
+            # Unknown version: the next search loads the copy in full, in its own thread.
+            self._rows, self._version, self._fits, self._masks = None, None, True, {}
+            self._generation += 1
+            return held
+
     def memory_bytes(self) -> int:
         """Approximate memory the copy holds (0 when it holds nothing)."""
         rows = self._rows
@@ -203,6 +222,7 @@ class VectorMatrixCache:
         with self._lock:
             if self._version is None or self._rows is None:
                 return None
+            self.used_at = time.monotonic()
             v = self._rows.view()
             version = (self.collection.name, self._generation)  # another collection: another layout
             return MatrixView(version, v.keys, v.matrix, v.columns, v.alive if v.dead else None)
@@ -215,6 +235,7 @@ class VectorMatrixCache:
         `mask_key` names the filter so its row mask is computed once per change of the columns
         (rows appended since are masked on their own and added to it)."""
         with self._lock:
+            self.used_at = time.monotonic()
             if not self._refresh() or self._rows is None:
                 return None
             view = self._rows.view()
