@@ -26,22 +26,22 @@ class IdleRelease:
         return self.model or self.vector_bytes > 0
 
 
-def release_idle(services: Any, idle_seconds: float, now: float | None = None) -> IdleRelease:
-    """Drop the model session and the vector copies unused for `idle_seconds` (0: never)."""
-    if idle_seconds <= 0:
-        return IdleRelease(False, 0)
+def release_idle(
+    services: Any, model_seconds: float, vector_seconds: float, now: float | None = None
+) -> IdleRelease:
+    """Drop the model session unused for `model_seconds` and the vector copies unused for
+    `vector_seconds` (0: never)."""
     now = time.monotonic() if now is None else now
-    vector_bytes = services.index.release_idle(idle_seconds, now)
+    vector_bytes = services.index.release_idle(vector_seconds, now) if vector_seconds > 0 else 0
     if vector_bytes:
         # The conversation order holds the copy's keys; without it they would stay resident.
         services.memory.searcher.windows.release()
     release_model = getattr(services.embedder, "release_if_idle", None)
-    model = bool(release_model(idle_seconds, now)) if release_model is not None else False
+    model = bool(release_model(model_seconds, now)) if release_model and model_seconds > 0 else False
     released = IdleRelease(model, vector_bytes)
     if released.anything:
         log.info(
-            "idle for %.0f s: released %s%.0f MB of vector copies",
-            idle_seconds,
+            "idle: released %s%.0f MB of vector copies",
             "the embedding model and " if model else "",
             vector_bytes / 1e6,
         )

@@ -109,8 +109,10 @@ class JobHost:
         # What nobody used for a while (model session, vector copies) goes first, then the trim
         # returns the freed pages to the OS.
         try:
-            idle = self.services.settings.resources.idle_release_seconds
-            self.last_idle_release = release_idle(self.services, idle)
+            idle = self.services.settings.resources
+            self.last_idle_release = release_idle(
+                self.services, idle.model_idle_seconds, idle.vector_copy_idle_seconds
+            )
         except Exception:  # a failed release must not stop the trim (or the scheduler)
             log.exception("idle release failed")
         released = memory_trim.release()

@@ -4,8 +4,9 @@ A copy of `--data-dir` (built by bench_search.py / scale_corpus.py; never modifi
 by a real `strata serve` (or `strata ui` offscreen, which hosts the same REST server) process.
 The benchmark waits until it answers, lets its start-up jobs settle for `--settle` seconds,
 runs `--searches` searches over REST (timing the first), then leaves it idle for `--idle`
-seconds while sampling its RSS. With the idle release on (`--release-after`, the setting
-`resources.idle_release_seconds`), the model session and the vector copy are dropped meanwhile;
+seconds while sampling its RSS. With the idle release on (`--release-after`, both settings
+`resources.model_idle_seconds` and `resources.vector_copy_idle_seconds`), the model session
+and the vector copy are dropped meanwhile;
 the search that follows is timed (time to first search after a release) and RSS read again.
 
     python tests/benchmarks/bench_idle_rss.py --data-dir /tmp/x/synthetic-100000 [--mode ui]
@@ -62,12 +63,18 @@ def main() -> int:
     parser.add_argument("--settle", type=float, default=30, help="seconds for start-up jobs")
     parser.add_argument("--searches", type=int, default=1)
     parser.add_argument("--idle", type=float, default=150)
-    parser.add_argument("--release-after", type=float, default=None, help="resources.idle_release_seconds")
+    parser.add_argument(
+        "--release-after",
+        type=float,
+        default=None,
+        help="resources.model_idle_seconds and resources.vector_copy_idle_seconds",
+    )
     parser.add_argument("--keep", action="store_true", help="reuse --data-dir in place (it is written to)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to run (a before/after)")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in a log file
     if not (args.data_dir / "strata.sqlite3").exists():
-        print(f"no data dir at {args.data_dir}: build one with bench_search.py --build", flush=True)
+        print(f"no data dir at {args.data_dir}: build one with bench_search.py --build")
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="strata-idle-"))
     data_dir = args.data_dir if args.keep else scratch / "data"
@@ -83,7 +90,8 @@ def main() -> int:
         "QT_QPA_PLATFORM": "offscreen",
     }
     if args.release_after is not None:
-        env["STRATA_RESOURCES__IDLE_RELEASE_SECONDS"] = str(args.release_after)
+        env["STRATA_RESOURCES__MODEL_IDLE_SECONDS"] = str(args.release_after)
+        env["STRATA_RESOURCES__VECTOR_COPY_IDLE_SECONDS"] = str(args.release_after)
     python = args.root / ".venv" / "bin" / "python"
     command = [str(python if python.exists() else sys.executable), "-m", "app.cli.main"]
     command += ["--data-dir", str(data_dir)]
@@ -91,9 +99,12 @@ def main() -> int:
     server = subprocess.Popen(command, cwd=args.root, env=env)
     try:
         asyncio.run(wait_ready(url, timeout=600))
-        print(f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
         settled = sample(server.pid, args.settle)
-        print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB", flush=True)
+        print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB")
         first = search(url, token, QUERIES[0])
         for i in range(1, args.searches):
             search(url, token, QUERIES[i % len(QUERIES)])
@@ -102,13 +113,15 @@ def main() -> int:
         )
         curve = sample(server.pid, args.idle)
         for at, mb in curve[:: max(1, len(curve) // 12)]:
-            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB", flush=True)
+            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB")
         idle = rss_mb(server.pid)
-        print(f"idle RSS {idle:.0f} MB after {args.idle:.0f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(f"idle RSS {idle:.0f} MB after {args.idle:.0f} s (load {os.getloadavg()[0]:.1f})")
         again = search(url, token, QUERIES[-1])
-        print(f"search after the idle period {again:.0f} ms; RSS {rss_mb(server.pid):.0f} MB", flush=True)
+        print(f"search after the idle period {again:.0f} ms; RSS {rss_mb(server.pid):.0f} MB")
         then = search(url, token, QUERIES[1] + " later")
-        print(f"next search {then:.0f} ms (load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)", flush=True)
+        print(
+            f"next search {then:.0f} ms (load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)", flush=True
+        )
     finally:
         server.terminate()
         try:

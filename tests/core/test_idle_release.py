@@ -53,9 +53,10 @@ def test_release_idle_drops_the_message_copy_and_search_still_answers(services: 
     copy = services.processor.corpus.matrix()
     assert copy.memory_bytes() > 0
 
-    assert not release_idle(services, 300).anything  # used a moment ago
-    assert not release_idle(services, 0).anything  # 0 = never release
-    released = release_idle(services, 300, now=time.monotonic() + 301)
+    assert not release_idle(services, 300, 300).anything  # used a moment ago
+    assert not release_idle(services, 0, 0, now=time.monotonic() + 10**6).anything  # 0 = never
+    assert release_idle(services, 300, 0, now=time.monotonic() + 301).vector_bytes == 0
+    released = release_idle(services, 0, 300, now=time.monotonic() + 301)
     assert released.vector_bytes > 0 and copy.memory_bytes() == 0
     assert services.memory.searcher.windows._layout is None
 
@@ -67,7 +68,7 @@ def test_release_idle_drops_the_message_copy_and_search_still_answers(services: 
 def test_the_scheduler_hosts_trim_job_runs_the_idle_release(services: Services) -> None:
     services.memory.ingest([make_message(i) for i in range(5)])
     services.memory.search("message", filters=SearchFilters())
-    services.settings.resources = ResourceSettings(idle_release_seconds=0.01)
+    services.settings.resources = ResourceSettings(model_idle_seconds=0.01, vector_copy_idle_seconds=0.01)
     time.sleep(0.05)
     host = JobHost(services)
     host._trim()  # what the memory-trim job runs every minute
