@@ -99,10 +99,8 @@ def main() -> int:
     server = subprocess.Popen(command, cwd=args.root, env=env)
     try:
         asyncio.run(wait_ready(url, timeout=600))
-        print(
-            f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {os.getloadavg()[0]:.1f})",
-            flush=True,
-        )
+        load = os.getloadavg()[0]
+        print(f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {load:.1f})")
         settled = sample(server.pid, args.settle)
         print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB")
         first = search(url, token, QUERIES[0])
