@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from app.core.index.filters import Between, Eq, Filter, OneOf, to_lance, to_mask, to_sql
-from app.core.storage.vector_cache import _column
+from app.core.storage.vectors import arrow_column as _column
 from app.core.storage.vectors import VectorStore
 
 # Values that broke (or would break) filters built by string concatenation.
