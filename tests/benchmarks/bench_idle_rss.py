@@ -10,7 +10,8 @@ and the vector copy are dropped meanwhile;
 the search that follows is timed (time to first search after a release) and RSS read again.
 
     python tests/benchmarks/bench_idle_rss.py --data-dir /tmp/x/synthetic-100000 [--mode ui]
-        [--idle 150] [--release-after 60] [--settle 30]
+        [--idle 150] [--release-after 60] [--settle 30] [--root /path/to/other/checkout]
+    python tests/benchmarks/bench_idle_rss.py --data-dir DIR --in-process   # a breakdown, load-free CPU
 """
 
 from __future__ import annotations
@@ -48,6 +49,59 @@ def search(url: str, token: str, query: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def smaps_summary() -> str:
+    """This process's RSS split into anonymous memory and mapped files (the three largest)."""
+    anon = files = 0
+    by_file: dict[str, int] = {}
+    name = ""
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and ":" not in head[0]:
+            name = head[5] if len(head) > 5 else ""
+        elif line.startswith("Rss:"):
+            kb = int(head[1])
+            if "/" in name:
+                files += kb
+                short = name.rsplit("/", 1)[1][:24]
+                by_file[short] = by_file.get(short, 0) + kb
+            else:
+                anon += kb
+    top = sorted(by_file.items(), key=lambda item: -item[1])[:3]
+    listed = ", ".join(f"{n} {kb / 1024:.0f}" for n, kb in top)
+    return f"anonymous {anon / 1024:.0f} MB, mapped files {files / 1024:.0f} MB ({listed})"
+
+
+def in_process(data_dir: Path) -> None:
+    """Services without a shell or jobs: RSS after each step, CPU of the searches (load-free)."""
+    from app.bootstrap import build_services
+    from app.core import memory_trim
+    from app.core.settings import load_settings
+    from app.services.idle_release import release_idle
+
+    memory_trim.limit_arenas(2)  # as the scheduler host does
+    services = build_services(load_settings(data_dir))
+
+    def step(label: str) -> None:
+        released = memory_trim.release()
+        print(f"{label}: RSS {released.rss_after_mb:.0f} MB after trim; {smaps_summary()}")
+
+    def timed(query: str) -> str:
+        cpu, wall = time.process_time(), time.perf_counter()
+        services.memory.search(query)
+        return f"{time.process_time() - cpu:.2f} s CPU, {time.perf_counter() - wall:.2f} s wall"
+
+    step("services built")
+    print(f"first search: {timed(QUERIES[0])}")
+    step("after the first search")
+    print(f"a later search: {timed(QUERIES[1])}")
+    released = release_idle(services, 1, 1, now=time.monotonic() + 10)
+    step(f"after the idle release (model {released.model}, copies {released.vector_bytes / 1e6:.0f} MB)")
+    print(f"first search after the release: {timed(QUERIES[2])}")
+    step("after it")
+    print(f"load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
+    services.close()
+
+
 def sample(pid: int, seconds: float, every: float = 5.0) -> list[tuple[float, float]]:
     out, started = [], time.monotonic()
     while time.monotonic() - started < seconds:
@@ -71,11 +125,15 @@ def main() -> int:
     )
     parser.add_argument("--keep", action="store_true", help="reuse --data-dir in place (it is written to)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to run (a before/after)")
+    parser.add_argument("--in-process", action="store_true", help="no shell, no jobs: a breakdown")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in a log file
     if not (args.data_dir / "strata.sqlite3").exists():
         print(f"no data dir at {args.data_dir}: build one with bench_search.py --build")
         return 2
+    if args.in_process:
+        in_process(args.data_dir)  # reads only (no job runs, nothing is written but the lock)
+        return 0
     scratch = Path(tempfile.mkdtemp(prefix="strata-idle-"))
     data_dir = args.data_dir if args.keep else scratch / "data"
     if not args.keep:
