@@ -179,12 +179,16 @@ class VectorMatrixCache:
 
     def _catch_up(self) -> None:
         """Apply another process's commits: only the rows it added, rewrote or deleted."""
+        with self._lock:
+            rows, generation = self._rows, self._generation
+        if rows is None:
+            return
         table = self.collection.table
         version = table.version
         keys, ids = vector_sync.read_ids(table)  # keys and row ids only, outside the lock
         with self._lock:
-            rows, generation = self._rows, self._generation
-            if rows is None:
+            # A write of this process since the read would look deleted: try again later.
+            if self._rows is not rows or self._generation != generation:
                 return
             diff = vector_sync.diff(rows, keys, ids)
         if len(diff.fetch) > vector_sync.WHOLE_LOAD_SHARE * max(1, diff.total):
