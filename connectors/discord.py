@@ -27,7 +27,7 @@ from app.core.errors import (
     ConnectorUnavailable,
 )
 from connectors.aio import LoopRunner
-from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
+from connectors.base import ConnectorConfig, ConnectorIdentity, FetchBatch
 from connectors.discord_channels import ChannelDirectory, ChannelInfo
 from connectors.ids import discord_message_id
 
@@ -245,13 +245,3 @@ class DiscordConnector:
 async def _make_http(max_wait: float) -> HTTPClient:
     # HTTPClient must be created inside the loop it will run on.
     return HTTPClient(asyncio.get_running_loop(), max_ratelimit_timeout=max_wait)
-
-
-SPEC = ConnectorSpec(
-    kind=PLATFORM,
-    title="Discord",
-    factory=DiscordConnector,
-    options=("guilds", "dm_users"),
-    token_help="a bot token (Developer Portal > Bot) with the Message Content intent; invite the bot "
-    "with View Channels and Read Message History",
-)

@@ -18,7 +18,7 @@ from app.core.errors import (
     ConnectorRateLimited,
     ConnectorUnavailable,
 )
-from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
+from connectors.base import ConnectorConfig, ConnectorIdentity, FetchBatch
 from connectors.ids import slack_message_id
 from connectors.slack_markup import render_markup
 
@@ -299,13 +299,3 @@ class SlackConnector:
             attachments=files,
             metadata={k: v for k, v in metadata.items() if v is not None},
         )
-
-
-SPEC = ConnectorSpec(
-    kind=PLATFORM,
-    title="Slack",
-    factory=SlackConnector,
-    options=("channels", "base_url", "thread_lookback_days"),
-    token_help="a bot (xoxb-) or user (xoxp-) token with channels:history, groups:history, "
-    "im:history, mpim:history, channels:read, groups:read, users:read (users:read.email for e-mail)",
-)

@@ -24,7 +24,7 @@ from app.core.errors import (
     ConnectorUnavailable,
 )
 from connectors.aio import LoopRunner
-from connectors.base import ConnectorConfig, ConnectorIdentity, ConnectorSpec, FetchBatch
+from connectors.base import ConnectorConfig, ConnectorIdentity, FetchBatch
 from connectors.ids import telegram_message_id, telegram_twin_key
 
 PLATFORM = "telegram"
@@ -201,13 +201,3 @@ def _attachments(msg: Message) -> tuple[Attachment, ...]:
     if msg.sticker is not None:
         found.append(Attachment(name=f"sticker {msg.sticker.emoji or ''}".strip(), content_type="image/webp"))
     return tuple(found)
-
-
-SPEC = ConnectorSpec(
-    kind=PLATFORM,
-    title="Telegram",
-    factory=TelegramConnector,
-    options=("chats", "base_url", "poll_timeout"),
-    token_help="a bot token from @BotFather; add the bot to the chats "
-    "(disable privacy mode in @BotFather so it sees every message)",
-)

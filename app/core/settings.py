@@ -169,6 +169,18 @@ class ApiSettings(BaseModel):
     max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
 
 
+class ResourceSettings(BaseModel):
+    """What a long-running host (desktop app, `strata serve`) gives back while nobody uses it."""
+
+    # After this many seconds without an embedding, the embedding model's session (~170 MB) is
+    # dropped; the next query builds it again (~0.3-1 s). 0 keeps it for the life of the process.
+    model_idle_seconds: float = Field(default=300.0, ge=0.0)
+    # After this many seconds without a search, the in-memory vector copies (~2.4 KB a message,
+    # ~240 MB at 100k) are dropped; the next search loads them again (~1.5-2 s of CPU at 100k,
+    # docs/benchmarks.md, "Idle memory"). 0 keeps them.
+    vector_copy_idle_seconds: float = Field(default=1800.0, ge=0.0)
+
+
 class Settings(BaseSettings):
     """All of Strata's configuration, read once in the composition root."""
 
@@ -185,6 +197,7 @@ class Settings(BaseSettings):
     kb: KnowledgeBaseSettings = Field(default_factory=KnowledgeBaseSettings)
     files: MemoryFilesSettings = Field(default_factory=MemoryFilesSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    resources: ResourceSettings = Field(default_factory=ResourceSettings)
     max_message_bytes: int = 10 * 1024 * 1024
     log_level: str = "WARNING"
 

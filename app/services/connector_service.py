@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.clock import Clock
 from app.core.domain import IngestResult, RawMessage
@@ -23,13 +23,15 @@ from connectors.base import (
     ConnectorIdentity,
     ConnectorRegistry,
 )
-from connectors.discord_live import DiscordLiveListener
 from connectors.identity import IdentityStore
 from connectors.registry import default_registry
 from connectors.retry import RetryPolicy
 from connectors.secrets import SecretStore, token_key
 from connectors.state import ConnectorState, ConnectorStateStore
 from connectors.sync import SyncReport, SyncRunner
+
+if TYPE_CHECKING:  # discord.py is imported only when a Discord connector listens
+    from connectors.discord_live import DiscordLiveListener
 
 log = logging.getLogger(__name__)
 CONNECTOR_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -228,6 +230,8 @@ class ConnectorService:
             token = self.secrets.get(token_key(state.id))
             if not token:
                 continue
+            from connectors.discord_live import DiscordLiveListener
+
             listener = DiscordLiveListener(token, self._store, self._delete)
             listener.start_in_thread()
             self.live.append(listener)

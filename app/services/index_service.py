@@ -39,6 +39,10 @@ class IndexService:
         self.kinds = kinds
         self._job: Any = None
 
+    def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
+        """Drop every kind's in-memory vector copy left unused for `idle_seconds` (bytes held)."""
+        return sum(k.corpus.release_idle(idle_seconds, now) for k in self.kinds)
+
     def verify(self, *, full: bool = False) -> list[KindReport]:
         """Each kind's drift between SQLite and its indexes; changes nothing."""
         return [maintenance.verify(self.db, k.corpus, k.source, full=full) for k in self.kinds]

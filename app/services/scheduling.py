@@ -16,6 +16,7 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from app.core import memory_trim
+from app.services.idle_release import IdleRelease, release_idle
 from app.services.insights_jobs import register_insights_job
 from app.services.paused_jobs import PausedJobs
 
@@ -76,6 +77,7 @@ class JobHost:
         self.services = services
         self.scheduler: Any = None
         self.last_trim: memory_trim.Released | None = None
+        self.last_idle_release: IdleRelease | None = None
 
     def start(self) -> list[str]:
         # Before the scheduler's, uvicorn's and ONNX's threads exist: each would get its own arena.
@@ -112,6 +114,15 @@ class JobHost:
             self.scheduler = None
 
     def _trim(self) -> None:
+        # What nobody used for a while (model session, vector copies) goes first, then the trim
+        # returns the freed pages to the OS.
+        try:
+            idle = self.services.settings.resources
+            self.last_idle_release = release_idle(
+                self.services, idle.model_idle_seconds, idle.vector_copy_idle_seconds
+            )
+        except Exception:  # a failed release must not stop the trim (or the scheduler)
+            log.exception("idle release failed")
         released = memory_trim.release()
         self.last_trim = released
         if released.freed_mb >= 16:

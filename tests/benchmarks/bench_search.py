@@ -273,7 +273,7 @@ def _flat(collection, vector: np.ndarray, limit: int, where: Filter) -> None:
 
 
 def _as_numpy(values) -> np.ndarray:
-    from app.core.storage.vector_cache import _column
+    from app.core.storage.vectors import arrow_column as _column
 
     return _column(values)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -64,6 +65,8 @@ class OnnxMiniLMEmbedder:
         self._session: ort.InferenceSession | None = None
         self._tokenizer: Tokenizer | None = None
         self._files: ModelFiles | None = None
+        self._used_at = time.monotonic()
+        self.loads = 0  # sessions built (a test counts reloads after an idle release)
 
     @property
     def model_id(self) -> str:
@@ -96,15 +99,36 @@ class OnnxMiniLMEmbedder:
             runnable = self._model_transform(files.model) if self._model_transform else files.model
             session = _load_session(runnable, self._threads, self._graph_optimization)
             self._files, self._tokenizer, self._session = files, tokenizer, session
+            self.loads += 1
+
+    def release_if_idle(self, idle_seconds: float, now: float | None = None) -> bool:
+        """Drop the session and tokenizer (~170 MB resident) when unused for `idle_seconds`;
+        the next embedding builds them again (files verified again, ~0.3-1 s). True if released."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if self._session is None or now - self._used_at < idle_seconds:
+                return False
+            # A call in flight keeps its own references (see embed_documents) and finishes.
+            self._session, self._tokenizer = None, None
+            return True
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) == 0:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        self._used_at = time.monotonic()
         self.load()
+        # Local references: an idle release in another thread cannot pull them from under this call.
+        with self._lock:
+            session, tokenizer = self._session, self._tokenizer
+        if session is None or tokenizer is None:  # released between load() and here
+            self.load()
+            session, tokenizer = self._session, self._tokenizer
+        assert session is not None and tokenizer is not None
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(texts), _WINDOW):
             window = list(texts[start : start + _WINDOW])
-            out[start : start + len(window)] = self._embed_window(window)
+            out[start : start + len(window)] = self._embed_window(window, session, tokenizer)
+        self._used_at = time.monotonic()
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -122,9 +146,10 @@ class OnnxMiniLMEmbedder:
         # Callers get their own copy so mutating a result cannot poison the cache.
         return vector.copy()
 
-    def _embed_window(self, texts: list[str]) -> np.ndarray:
-        assert self._tokenizer is not None
-        encodings = self._tokenizer.encode_batch([_as_text(t) for t in texts])
+    def _embed_window(
+        self, texts: list[str], session: ort.InferenceSession, tokenizer: Tokenizer
+    ) -> np.ndarray:
+        encodings = tokenizer.encode_batch([_as_text(t) for t in texts])
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         # Similar lengths share a batch, so little compute is spent on padding.
         order = (
@@ -135,11 +160,10 @@ class OnnxMiniLMEmbedder:
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
-            out[batch] = self._run([ids[i] for i in batch])
+            out[batch] = self._run(session, [ids[i] for i in batch])
         return out
 
-    def _run(self, batch: list[np.ndarray]) -> np.ndarray:
-        assert self._session is not None
+    def _run(self, session: ort.InferenceSession, batch: list[np.ndarray]) -> np.ndarray:
         width = max(len(row) for row in batch)
         input_ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -147,7 +171,7 @@ class OnnxMiniLMEmbedder:
             input_ids[row, : len(token_ids)] = token_ids
             mask[row, : len(token_ids)] = 1
         try:
-            (hidden,) = self._session.run(
+            (hidden,) = session.run(
                 ["last_hidden_state"],
                 {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)},
             )

@@ -41,3 +41,8 @@ class SwitchableEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._active.embed_query(text)
+
+    def release_if_idle(self, idle_seconds: float, now: float | None = None) -> bool:
+        """Let the active model drop its session when idle (models without one keep nothing)."""
+        release = getattr(self._active, "release_if_idle", None)
+        return bool(release(idle_seconds, now)) if release is not None else False

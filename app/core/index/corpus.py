@@ -95,6 +95,10 @@ class Corpus:
             self._caches[collection.name] = cache
         return cache
 
+    def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
+        """Drop in-memory vector copies no search used for `idle_seconds`; bytes they held."""
+        return sum(cache.release_if_idle(idle_seconds, now) for cache in list(self._caches.values()))
+
     def ann(self, collection: VectorCollection | None = None) -> AnnIndex:
         """The approximate index of a collection (built by a background job past its size)."""
         collection = collection or self.collection

@@ -52,6 +52,11 @@ class ConversationWindows:
         self._lock = threading.Lock()
         self._layout: _Layout | None = None
 
+    def release(self) -> None:
+        """Forget the conversation order (it holds the copy's keys); the next search rebuilds it."""
+        with self._lock:
+            self._layout = None
+
     def _current(self, snap: MatrixView) -> _Layout:
         with self._lock:
             layout = self._layout

@@ -5,8 +5,9 @@ measured on 2 cores), while one NumPy matrix product over the same 100k × 384 v
 few milliseconds. The copy is loaded once; after that it follows this process's own writes in
 place (the collection tells it each upsert, update and delete: `vector_rows.Rows`), so a commit
 never costs a reload. Another process's commit (an import running beside the app) is caught up
-by one background reload while searches answer from the current copy, so a query never waits
-for a reload that another process's write caused. Collections above `max_rows` are not held:
+in the background by reading only the rows it added, rewrote or deleted (`vector_sync.py`)
+while searches answer from the current copy, so a query never waits for another process's
+write. Collections above `max_rows` are not held:
 search goes to LanceDB (its approximate index, see `app/core/index/ann.py`).
 
 At 100k rows the product still reads 150 MB per query. Large copies therefore also keep each
@@ -16,6 +17,9 @@ bound cannot rule out are scored in full, so the answer is exactly the full scan
 
 Asking LanceDB for the table's latest version reads its manifest from disk, so the copy asks at
 most every `FOREIGN_CHECK_S`.
+
+A host that sits idle (the desktop app in the tray) calls `release_if_idle`: a copy no search
+used for that long is dropped (~2.4 KB a row) and loaded again by the next search.
 """
 
 from __future__ import annotations
@@ -29,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from app.core.storage import vector_sync
 from app.core.storage.vector_rows import Projection, Rows
 from app.core.storage.vectors import Change, VectorCollection, VectorHit
-from app.core.storage.vectors import arrow_column as _column
 
 __all__ = ["DEFAULT_MAX_ROWS", "MatrixView", "Projection", "VectorMatrixCache"]
 
@@ -84,6 +88,9 @@ class VectorMatrixCache:
         self._reloading = False
         self._checked_at = 0.0
         self.reloads = 0  # whole loads from LanceDB (a test counts them)
+        self.catch_ups = 0  # another process's commits applied row by row
+        self.fetched_rows = 0  # rows those catch-ups read from LanceDB
+        self.used_at = time.monotonic()  # the last search or view (idle release)
         collection.listen(self._follow)
 
     # -- keeping the copy current ------------------------------------------------------------
@@ -101,12 +108,24 @@ class VectorMatrixCache:
             return self._fits
         if self._version is not None and self._fits:
             # Another process committed: answer from the current copy, catch up in the background.
-            if not self._reloading:
-                self._reloading = True
-                threading.Thread(target=self._background_reload, daemon=True, name="strata-vcache").start()
+            self._in_background(self._catch_up)
             return True
         self._install(self._prepare(table), version)
         return self._fits
+
+    def _in_background(self, work: Callable[[], None]) -> None:
+        if not self._reloading:
+            self._reloading = True
+            name = "strata-vcache"
+            threading.Thread(target=self._run_background, args=(work,), daemon=True, name=name).start()
+
+    def _run_background(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception:  # the next search retries; a failed catch-up must not kill the app
+            log.warning("background catch-up of %s failed", self.collection.name, exc_info=True)
+        finally:
+            self._reloading = False
 
     def _follow(self, change: Change) -> None:
         """Apply one of this process's writes to the copy in place (called by the collection)."""
@@ -115,16 +134,10 @@ class VectorMatrixCache:
             if rows is None:
                 return  # nothing held (never loaded, or too large): a later search loads what it needs
             if change.op == "upsert" and change.vectors is not None:
-                rows.upsert(change.keys, change.vectors, change.rows)
-                if rows.live > self.max_rows:
-                    self._drop()  # grew past what the copy holds: LanceDB's index takes over
+                if rows.upsert(change.keys, change.vectors, change.rows):
+                    self._columns_changed = self._generation + 1  # replaced rows' columns changed
+                if not self._grown(rows):
                     return
-                if (
-                    rows.basis is None
-                    and rows.live >= max(1, self.project_min_rows)
-                    and self.collection.dimensions > self.projected_dimensions
-                ):
-                    rows.start_projection(self.projected_dimensions)
             elif change.op == "update" and change.values is not None:
                 rows.update(change.keys, change.values)
                 self._columns_changed = self._generation + 1
@@ -134,52 +147,95 @@ class VectorMatrixCache:
                 if smaller is not None:
                     self._rows = smaller
             if change.op == "maintain":
-                # Rows unchanged; only trust it if no other process committed in between.
+                # Rows unchanged; only trust it if no other process committed in between. The
+                # rewrite gave every row a new LanceDB id: learn them (keys and ids only).
                 if change.before == self._version and self.collection.count() == rows.live:
                     self._version = change.version
+                    self._in_background(self._learn_ids)
                 return
             self._generation += 1
             if self._version is not None and change.version == self._version + 1:
                 self._version = change.version
             # Otherwise another process committed in between: the next search's refresh sees an
-            # unknown version and reloads in the background.
+            # unknown version and catches up in the background.
+
+    def _grown(self, rows: Rows) -> bool:
+        """After appends: hand over to LanceDB past `max_rows` (False), start projections once
+        the copy is large enough for them to pay."""
+        if rows.live > self.max_rows:
+            self._drop()  # grew past what the copy holds: LanceDB's index takes over
+            return False
+        if (
+            rows.basis is None
+            and rows.live >= max(1, self.project_min_rows)
+            and self.collection.dimensions > self.projected_dimensions
+        ):
+            rows.start_projection(self.projected_dimensions)
+        return True
 
     def _drop(self) -> None:
         self._rows, self._fits, self._masks = None, False, {}
         self._generation += 1
 
-    def _background_reload(self) -> None:
-        try:
-            table = self.collection.table
-            version = table.version
-            prepared = self._prepare(table)  # the slow part, outside the lock: searches go on
-            with self._lock:
-                # A newer copy may have been installed meanwhile: never go back.
-                if self._version is None or version > self._version:
-                    self._install(prepared, version)
-        except Exception:  # the next search retries; a failed reload must not kill the app
-            log.warning("background reload of %s failed", self.collection.name, exc_info=True)
-        finally:
-            self._reloading = False
+    def _catch_up(self) -> None:
+        """Apply another process's commits: only the rows it added, rewrote or deleted."""
+        with self._lock:
+            rows, generation = self._rows, self._generation
+        if rows is None:
+            return
+        table = self.collection.table
+        version = table.version
+        keys, ids = vector_sync.read_ids(table)  # keys and row ids only, outside the lock
+        with self._lock:
+            # A write of this process since the read would look deleted: try again later.
+            if self._rows is not rows or self._generation != generation:
+                return
+            diff = vector_sync.diff(rows, keys, ids)
+        if len(diff.fetch) > vector_sync.WHOLE_LOAD_SHARE * max(1, diff.total):
+            self._reload(table, version)  # e.g. a compaction rewrote every row
+            return
+        fetched = vector_sync.fetch(table, self.collection, diff.fetch)
+        with self._lock:
+            if self._rows is not rows or self._generation != generation:
+                return  # this process wrote meanwhile: the next search's refresh tries again
+            if diff.deleted:
+                rows.delete(diff.deleted)
+            if rows.upsert(fetched.keys, fetched.vectors, fetched.rows, fetched.rowids) or diff.deleted:
+                self._columns_changed = self._generation + 1
+            self.catch_ups += 1
+            self.fetched_rows += len(fetched.keys)
+            self._generation += 1
+            self._version = version
+            if self._grown(rows):
+                smaller = rows.compacted()
+                if smaller is not None:
+                    self._rows = smaller
+
+    def _learn_ids(self) -> None:
+        """Take the LanceDB row ids of every held row after this process rewrote them."""
+        table = self.collection.table
+        version = table.version
+        keys, ids = vector_sync.read_ids(table)
+        with self._lock:
+            rows = self._rows
+            if rows is None or version != self._version:
+                return  # another commit since: its catch-up fetches what it must
+            at = np.fromiter((rows.row_of.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+            known = at >= 0
+            rows.rowids[at[known]] = ids[known]
+
+    def _reload(self, table: Any, version: Any) -> None:
+        prepared = self._prepare(table)  # the slow part, outside the lock: searches go on
+        with self._lock:
+            # A newer copy may have been installed meanwhile: never go back.
+            if self._version is None or version > self._version:
+                self._install(prepared, version)
 
     def _prepare(self, table: Any) -> Rows | None:
         """The table's rows with their projection (None when too many to hold)."""
-        if table.count_rows() > self.max_rows:
-            return None
-        data = table.to_arrow()
-        vectors = data.column("vector").combine_chunks()
-        matrix = np.asarray(vectors.flatten(), dtype=np.float32).reshape(
-            len(data), self.collection.dimensions
+        return vector_sync.load(
+            table, self.collection, self.max_rows, self.project_min_rows, self.projected_dimensions
         )
-        projection = (
-            Projection.of(matrix, self.projected_dimensions)
-            if len(matrix) >= max(1, self.project_min_rows)
-            and self.collection.dimensions > self.projected_dimensions
-            else None
-        )
-        keys = data.column("key").to_numpy(zero_copy_only=False)
-        columns = {c: _column(data.column(c)) for c in self.collection.columns}
-        return Rows(keys, matrix, columns, projection)
 
     def _install(self, rows: Rows | None, version: Any) -> None:
         self.reloads += 1
@@ -189,6 +245,21 @@ class VectorMatrixCache:
         self._masks = {}
         self._generation += 1
         self._columns_changed = self._generation
+
+    def release_if_idle(self, idle_seconds: float, now: float | None = None) -> int:
+        """Drop the copy when no search used it for `idle_seconds`; the next search loads it again.
+
+        Returns the bytes the copy held (0 when it was in use or held nothing)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            rows = self._rows
+            if rows is None or now - self.used_at < idle_seconds:
+                return 0
+            held = rows.nbytes()
+            # Unknown version: the next search loads the copy in full, in its own thread.
+            self._rows, self._version, self._fits, self._masks = None, None, True, {}
+            self._generation += 1
+            return held
 
     def memory_bytes(self) -> int:
         """Approximate memory the copy holds (0 when it holds nothing)."""
@@ -203,6 +274,7 @@ class VectorMatrixCache:
         with self._lock:
             if self._version is None or self._rows is None:
                 return None
+            self.used_at = time.monotonic()
             v = self._rows.view()
             version = (self.collection.name, self._generation)  # another collection: another layout
             return MatrixView(version, v.keys, v.matrix, v.columns, v.alive if v.dead else None)
@@ -215,6 +287,7 @@ class VectorMatrixCache:
         `mask_key` names the filter so its row mask is computed once per change of the columns
         (rows appended since are masked on their own and added to it)."""
         with self._lock:
+            self.used_at = time.monotonic()
             if not self._refresh() or self._rows is None:
                 return None
             view = self._rows.view()

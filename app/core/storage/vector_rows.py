@@ -6,6 +6,10 @@ arrays to the searches that hold them. Deletes only mark a row dead (searches ma
 a quarter of the rows are dead, when the live rows are copied into fresh arrays. Each vector is
 also projected on the basis of the last full load (see `Projection`): a new row gets its
 projection and residual at once, so no write ever recomputes the principal axes.
+
+Each row also keeps the LanceDB row id it was read with (`UNKNOWN` for rows this process wrote:
+LanceDB does not report them). LanceDB gives a rewritten row (update, merge, compaction) a new
+id, so comparing ids tells which rows another process changed (`vector_sync.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import numpy as np
 
 _MIN_CAPACITY = 1024
+UNKNOWN = np.iinfo(np.uint64).max  # row id of a row this process wrote (LanceDB does not say)
 _EMPTY_FILL: dict[str, Any] = {"U": "", "b": False}
 
 
@@ -39,7 +44,9 @@ class Projection:
 def project(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows on the basis, and the length of what the basis leaves out of each row."""
     rows = matrix @ basis
-    rest = np.sqrt(np.maximum(0.0, (matrix * matrix).sum(axis=1) - (rows * rows).sum(axis=1)))
+    # einsum, not (matrix * matrix).sum(): no temporary as large as the matrix (150 MB at 100k).
+    squared = np.einsum("ij,ij->i", matrix, matrix) - np.einsum("ij,ij->i", rows, rows)
+    rest = np.sqrt(np.maximum(0.0, squared))
     return rows.astype(np.float32), rest.astype(np.float32)
 
 
@@ -62,12 +69,17 @@ class Rows:
         matrix: np.ndarray,
         columns: Mapping[str, np.ndarray],
         projection: Projection | None,
+        rowids: np.ndarray | None = None,
     ) -> None:
         self.size = len(keys)
         # Headroom for appends; untouched zero pages cost no resident memory.
         capacity = self.size + self.size // 4 + _MIN_CAPACITY
         self.keys = _grow(np.asarray(keys, dtype=object), capacity)
-        self.matrix = _grow(np.asarray(matrix, dtype=np.float32), capacity)
+        # A loader that filled an array with enough headroom hands it over as is (no second copy).
+        fits = matrix.dtype == np.float32 and len(matrix) >= capacity and matrix.flags.c_contiguous
+        self.matrix = matrix if fits else _grow(np.asarray(matrix[: self.size], dtype=np.float32), capacity)
+        ids = np.full(self.size, UNKNOWN, dtype=np.uint64) if rowids is None else rowids[: self.size]
+        self.rowids = _grow(np.asarray(ids, dtype=np.uint64), capacity)
         self.columns = {c: _grow(v, capacity) for c, v in columns.items()}
         self.alive = _grow(np.ones(self.size, dtype=bool), capacity)
         self.basis = projection.basis if projection is not None else None
@@ -98,26 +110,35 @@ class Rows:
         """Bytes the used rows take (arrays, key strings, the key index); spare capacity is
         untouched zero pages and costs no resident memory."""
         n = self.size
-        arrays = [self.matrix, self.alive, *self.columns.values()]
+        arrays = [self.matrix, self.alive, self.rowids, *self.columns.values()]
         if self.projected is not None and self.residuals is not None:
             arrays += [self.projected, self.residuals]
         used = sum(a[:n].nbytes for a in arrays) + self.keys[:n].nbytes
         # ~50 bytes a short key string, ~100 bytes a dict entry.
         return used + 150 * len(self.row_of)
 
-    def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Replace the vectors and columns of known keys in place; append the others."""
+    def upsert(
+        self,
+        keys: Sequence[str],
+        vectors: np.ndarray,
+        rows: Sequence[Mapping[str, Any]],
+        rowids: np.ndarray | None = None,
+    ) -> int:
+        """Replace the vectors and columns of known keys in place; append the others. Returns how
+        many known rows were replaced (their columns changed in place)."""
+        ids = np.full(len(keys), UNKNOWN, dtype=np.uint64) if rowids is None else rowids
         fresh = [i for i, key in enumerate(keys) if key not in self.row_of]
         known = [(i, self.row_of[key]) for i, key in enumerate(keys) if key in self.row_of]
         if known:
             at = np.array([r for _, r in known])
             src = np.array([i for i, _ in known])
             self.matrix[at] = vectors[src]
+            self.rowids[at] = ids[src]
             self._set_projection(at, vectors[src])
             for column in self.columns:
                 self._set_column(column, at, [rows[i].get(column) for i in src])
         if not fresh:
-            return
+            return len(known)
         # Drop duplicate keys within the batch: the last one wins, as in LanceDB's merge.
         last = {keys[i]: i for i in fresh}
         fresh = sorted(last.values())
@@ -130,10 +151,12 @@ class Rows:
         for column in self.columns:
             self._set_column(column, at, [rows[i].get(column) for i in src])
         self.keys[at] = [keys[i] for i in fresh]
+        self.rowids[at] = ids[src]
         self.alive[at] = True
         for row, i in zip(at, fresh, strict=True):
             self.row_of[keys[i]] = int(row)
         self.size = end  # last: a search that read the old size never looks at the new rows
+        return len(known)
 
     def update(self, keys: Sequence[str], values: Mapping[str, Any]) -> None:
         at = np.array([self.row_of[k] for k in keys if k in self.row_of], dtype=np.int64)
@@ -158,7 +181,11 @@ class Rows:
         if self.basis is not None and self.projected is not None and self.residuals is not None:
             projection = Projection(self.basis, self.projected[keep], self.residuals[keep])
         return Rows(
-            self.keys[keep], self.matrix[keep], {c: v[keep] for c, v in self.columns.items()}, projection
+            self.keys[keep],
+            self.matrix[keep],
+            {c: v[keep] for c, v in self.columns.items()},
+            projection,
+            self.rowids[keep],
         )
 
     def start_projection(self, dimensions: int) -> None:
@@ -181,6 +208,7 @@ class Rows:
         self.matrix = _grow(self.matrix[: self.size], capacity)
         self.columns = {c: _grow(v[: self.size], capacity) for c, v in self.columns.items()}
         self.alive = _grow(self.alive[: self.size], capacity)
+        self.rowids = _grow(self.rowids[: self.size], capacity)
         if self.projected is not None and self.residuals is not None:
             self.projected = _grow(self.projected[: self.size], capacity)
             self.residuals = _grow(self.residuals[: self.size], capacity)

@@ -144,3 +144,28 @@ def test_query_cache_is_bounded() -> None:
 def test_rejects_non_strings(embedder: OnnxMiniLMEmbedder) -> None:
     with pytest.raises(TypeError, match="expects strings"):
         embedder.embed_documents(["fine", 3])  # type: ignore[list-item]
+
+
+def test_an_idle_session_is_released_and_rebuilt_on_the_next_use() -> None:
+    import threading
+    import time
+
+    model = OnnxMiniLMEmbedder()
+    first = model.embed_documents(SENTENCES[:3])
+    assert model.loaded and model.loads == 1
+    assert not model.release_if_idle(300)  # just used
+    assert model.release_if_idle(300, now=time.monotonic() + 301)
+    assert not model.loaded and not model.release_if_idle(0.0)  # nothing left to release
+    again = model.embed_documents(SENTENCES[:3])
+    assert model.loads == 2
+    np.testing.assert_allclose(first, again, atol=1e-6)  # same model, same vectors
+
+    # A release from another thread while a long batch runs cannot break that batch.
+    results: list[np.ndarray] = []
+    worker = threading.Thread(target=lambda: results.append(model.embed_documents(SENTENCES * 8)))
+    worker.start()
+    while worker.is_alive():
+        model.release_if_idle(0.0)
+        time.sleep(0.001)
+    worker.join()
+    assert results and results[0].shape == (len(SENTENCES) * 8, DIMENSIONS)

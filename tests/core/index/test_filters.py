@@ -10,8 +10,8 @@ import pyarrow as pa
 import pytest
 
 from app.core.index.filters import Between, Eq, Filter, OneOf, to_lance, to_mask, to_sql
-from app.core.storage.vector_cache import _column
 from app.core.storage.vectors import VectorStore
+from app.core.storage.vectors import arrow_column as _column
 
 # Values that broke (or would break) filters built by string concatenation.
 NASTY = ["O'Brien", "a\\b", "x' OR '1'='1", "'; DROP TABLE t; --", 'say "hi"', "日本語", "", "tab\there"]

@@ -1,0 +1,192 @@
+"""Idle RSS of `strata serve` or of the desktop app on a built data dir, and what idle release costs.
+
+A copy of `--data-dir` (built by bench_search.py / scale_corpus.py; never modified) is opened
+by a real `strata serve` (or `strata ui` offscreen, which hosts the same REST server) process.
+The benchmark waits until it answers, lets its start-up jobs settle for `--settle` seconds,
+runs `--searches` searches over REST (timing the first), then leaves it idle for `--idle`
+seconds while sampling its RSS. With the idle release on (`--release-after`, both settings
+`resources.model_idle_seconds` and `resources.vector_copy_idle_seconds`), the model session
+and the vector copy are dropped meanwhile;
+the search that follows is timed (time to first search after a release) and RSS read again.
+
+    python tests/benchmarks/bench_idle_rss.py --data-dir /tmp/x/synthetic-100000 [--mode ui]
+        [--idle 150] [--release-after 60] [--settle 30] [--root /path/to/other/checkout]
+    python tests/benchmarks/bench_idle_rss.py --data-dir DIR --in-process   # a breakdown, load-free CPU
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.api.security import load_or_create_token
+from app.api.server import free_port
+from tests.benchmarks.bench_rest import ROOT, rss_mb, wait_ready
+
+QUERIES = ["dinner plans with the team", "flight to berlin", "deploy broke the build", "birthday gift"]
+
+
+def search(url: str, token: str, query: str) -> float:
+    started = time.perf_counter()
+    response = httpx.get(
+        f"{url}/api/search",
+        params={"q": query, "limit": 10},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=600,
+    )
+    response.raise_for_status()
+    return (time.perf_counter() - started) * 1000
+
+
+def smaps_summary() -> str:
+    """This process's RSS split into anonymous memory and mapped files (the three largest)."""
+    anon = files = 0
+    by_file: dict[str, int] = {}
+    name = ""
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and ":" not in head[0]:
+            name = head[5] if len(head) > 5 else ""
+        elif line.startswith("Rss:"):
+            kb = int(head[1])
+            if "/" in name:
+                files += kb
+                short = name.rsplit("/", 1)[1][:24]
+                by_file[short] = by_file.get(short, 0) + kb
+            else:
+                anon += kb
+    top = sorted(by_file.items(), key=lambda item: -item[1])[:3]
+    listed = ", ".join(f"{n} {kb / 1024:.0f}" for n, kb in top)
+    return f"anonymous {anon / 1024:.0f} MB, mapped files {files / 1024:.0f} MB ({listed})"
+
+
+def in_process(data_dir: Path) -> None:
+    """Services without a shell or jobs: RSS after each step, CPU of the searches (load-free)."""
+    from app.bootstrap import build_services
+    from app.core import memory_trim
+    from app.core.settings import load_settings
+    from app.services.idle_release import release_idle
+
+    memory_trim.limit_arenas(2)  # as the scheduler host does
+    services = build_services(load_settings(data_dir))
+
+    def step(label: str) -> None:
+        released = memory_trim.release()
+        print(f"{label}: RSS {released.rss_after_mb:.0f} MB after trim; {smaps_summary()}")
+
+    def timed(query: str) -> str:
+        cpu, wall = time.process_time(), time.perf_counter()
+        services.memory.search(query)
+        return f"{time.process_time() - cpu:.2f} s CPU, {time.perf_counter() - wall:.2f} s wall"
+
+    step("services built")
+    print(f"first search: {timed(QUERIES[0])}")
+    step("after the first search")
+    print(f"a later search: {timed(QUERIES[1])}")
+    released = release_idle(services, 1, 1, now=time.monotonic() + 10)
+    step(f"after the idle release (model {released.model}, copies {released.vector_bytes / 1e6:.0f} MB)")
+    print(f"first search after the release: {timed(QUERIES[2])}")
+    step("after it")
+    print(f"load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
+    services.close()
+
+
+def sample(pid: int, seconds: float, every: float = 5.0) -> list[tuple[float, float]]:
+    out, started = [], time.monotonic()
+    while time.monotonic() - started < seconds:
+        out.append((time.monotonic() - started, rss_mb(pid)))
+        time.sleep(every)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--mode", choices=("serve", "ui"), default="serve")
+    parser.add_argument("--settle", type=float, default=30, help="seconds for start-up jobs")
+    parser.add_argument("--searches", type=int, default=1)
+    parser.add_argument("--idle", type=float, default=150)
+    parser.add_argument(
+        "--release-after",
+        type=float,
+        default=None,
+        help="resources.model_idle_seconds and resources.vector_copy_idle_seconds",
+    )
+    parser.add_argument("--keep", action="store_true", help="reuse --data-dir in place (it is written to)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to run (a before/after)")
+    parser.add_argument("--in-process", action="store_true", help="no shell, no jobs: a breakdown")
+    args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in a log file
+    if not (args.data_dir / "strata.sqlite3").exists():
+        print(f"no data dir at {args.data_dir}: build one with bench_search.py --build")
+        return 2
+    if args.in_process:
+        in_process(args.data_dir)  # reads only (no job runs, nothing is written but the lock)
+        return 0
+    scratch = Path(tempfile.mkdtemp(prefix="strata-idle-"))
+    data_dir = args.data_dir if args.keep else scratch / "data"
+    if not args.keep:
+        subprocess.run(["cp", "-a", str(args.data_dir), str(data_dir)], check=True)
+    token = load_or_create_token(data_dir / "api-token")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "STRATA_LOG_LEVEL": "WARNING",
+        "STRATA_API__PORT": str(port),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    if args.release_after is not None:
+        env["STRATA_RESOURCES__MODEL_IDLE_SECONDS"] = str(args.release_after)
+        env["STRATA_RESOURCES__VECTOR_COPY_IDLE_SECONDS"] = str(args.release_after)
+    python = args.root / ".venv" / "bin" / "python"
+    command = [str(python if python.exists() else sys.executable), "-m", "app.cli.main"]
+    command += ["--data-dir", str(data_dir)]
+    command += ["serve", "--port", str(port)] if args.mode == "serve" else ["ui"]
+    server = subprocess.Popen(command, cwd=args.root, env=env)
+    try:
+        asyncio.run(wait_ready(url, timeout=600))
+        load = os.getloadavg()[0]
+        print(f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {load:.1f})")
+        settled = sample(server.pid, args.settle)
+        print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB")
+        first = search(url, token, QUERIES[0])
+        for i in range(1, args.searches):
+            search(url, token, QUERIES[i % len(QUERIES)])
+        print(
+            f"first search {first:.0f} ms; RSS after {args.searches} search(es) {rss_mb(server.pid):.0f} MB"
+        )
+        curve = sample(server.pid, args.idle)
+        for at, mb in curve[:: max(1, len(curve) // 12)]:
+            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB")
+        idle = rss_mb(server.pid)
+        print(f"idle RSS {idle:.0f} MB after {args.idle:.0f} s (load {os.getloadavg()[0]:.1f})")
+        again = search(url, token, QUERIES[-1])
+        print(f"search after the idle period {again:.0f} ms; RSS {rss_mb(server.pid):.0f} MB")
+        then = search(url, token, QUERIES[1] + " later")
+        print(
+            f"next search {then:.0f} ms (load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)", flush=True
+        )
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
