@@ -12,7 +12,7 @@ from app.core.storage.db import chunked
 from app.core.storage.messages import to_record
 from app.core.storage.models import RawMessageRow
 from forgetting.config import ForgetConfig, TierRule
-from forgetting.grouping import DimensionKey, choose
+from forgetting.grouping import choose
 from forgetting.models import ForgetRunItemRow, ForgetRunRow
 
 
@@ -66,46 +66,61 @@ def scan_candidates(
     offset, width = rule.bucket_offset_ms, rule.bucket_ms
     # Integer floor division to the bucket start; timestamps before 1970 are not supported here.
     bucket = ((RawMessageRow.timestamp - literal(offset)) // literal(width)).label("bucket")
-    bot = func.coalesce(RawMessageRow.bot_id, "").label("bot")
-    rows = session.execute(
-        select(
-            bucket,
-            RawMessageRow.platform,
-            RawMessageRow.channel,
-            RawMessageRow.person,
-            bot,
-            func.count(),
-        )
+    dims = _dimensions()
+    # Streamed in (bucket, key) order: at a million candidates there are hundreds of thousands of
+    # groups, and holding them (or the rows up to the newest chosen bucket) cost gigabytes.
+    sizes = session.execute(
+        select(bucket, *dims, func.count())
         .where(where)
-        .group_by(bucket, RawMessageRow.platform, RawMessageRow.channel, RawMessageRow.person, bot)
-    ).all()
-    sizes: list[tuple[int, DimensionKey, int]] = [
-        (int(b) * width + offset, (p or "", ch or "", pe or "", bo or ""), int(n))
-        for b, p, ch, pe, bo, n in rows
-    ]
-    picks, skipped, deferred = choose(
-        sizes, min_size=config.min_group_size, cap=config.max_candidates_per_tier
+        .group_by(bucket, *dims)
+        .order_by(bucket, *dims)
+        .execution_options(yield_per=5000)
     )
+    picks, skipped, deferred = choose(
+        ((int(b) * width + offset, (p, ch, pe, bo), int(n)) for b, p, ch, pe, bo, n in sizes),
+        min_size=config.min_group_size,
+        cap=config.max_candidates_per_tier,
+        presorted=True,
+    )
+    sizes.close()
     if not picks:
         return Scan((), skipped, deferred)
-    # One range read up to the newest chosen bucket (groups are chosen oldest first), then keep the
-    # chosen groups' rows in order; far fewer round trips than one query per group.
-    wanted = {(start, key): take for start, key, take in picks}
-    horizon = max(start for start, _, _ in picks) + width
-    stmt = (
-        select(RawMessageRow)
-        .where(where, RawMessageRow.timestamp < horizon)
-        .order_by(RawMessageRow.timestamp, RawMessageRow.id)
+    return Scan(tuple(_group_rows(session, where, picks, width)), skipped, deferred)
+
+
+def _dimensions():  # type: ignore[no-untyped-def]
+    """The dimension key's columns as SQL, NULL read as "" (as grouping.dimension_key does)."""
+    return tuple(
+        func.coalesce(column, "").label(name)
+        for name, column in (
+            ("platform", RawMessageRow.platform),
+            ("channel", RawMessageRow.channel),
+            ("person", RawMessageRow.person),
+            ("bot", RawMessageRow.bot_id),
+        )
     )
+
+
+def _group_rows(session: Session, where, picks, width: int) -> list[MessageRecord]:  # type: ignore[no-untyped-def]
+    """The oldest `take` rows of each chosen group, oldest first: one bounded read per group
+    (a day or a week of the scan index), so the cost follows the chosen records, not the table."""
+    dims = _dimensions()
     records: list[MessageRecord] = []
-    for row in session.scalars(stmt):
-        start = (row.timestamp - offset) // width * width + offset
-        slot = (start, (row.platform or "", row.channel or "", row.person or "", row.bot_id or ""))
-        left = wanted.get(slot, 0)
-        if left > 0:
-            wanted[slot] = left - 1
-            records.append(to_record(row))
-    return Scan(tuple(records), skipped, deferred)
+    for start, key, take in picks:
+        stmt = (
+            select(RawMessageRow)
+            .where(
+                where,
+                RawMessageRow.timestamp >= start,
+                RawMessageRow.timestamp < start + width,
+                *(d == value for d, value in zip(dims, key, strict=True)),
+            )
+            .order_by(RawMessageRow.timestamp, RawMessageRow.id)
+            .limit(take)
+        )
+        records.extend(to_record(row) for row in session.scalars(stmt))
+    records.sort(key=lambda r: (r.timestamp, r.id))
+    return records
 
 
 def user_ids(session: Session) -> list[str]:

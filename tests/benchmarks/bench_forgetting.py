@@ -1,6 +1,11 @@
 """Forgetting cycle time at 10k and 100k records with 500 candidates per tier (and how it scales).
 
 Run: .venv/bin/python tests/benchmarks/bench_forgetting.py [--sizes 10000 100000] [--candidates 500]
+     .venv/bin/python tests/benchmarks/bench_forgetting.py --archive DIR   # an existing data dir
+
+`--archive` runs the cycle on a built archive (e.g. a COPY of the 1M bulk archive made by
+`bench_search.py --build bulk --workdir`; the run changes it) with the settings' own embedder and
+reports wall and CPU time, peak RSS sampled during the cycle, and the rows it touched.
 
 Rows are bulk-inserted straight into SQLite (plus their vectors into LanceDB) so the set-up is
 quick; the cycle itself goes through the real service: lock, index-driven scan, plan with
@@ -16,6 +21,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -162,11 +168,82 @@ def bench(total: int, candidates: int) -> dict[str, float]:
             svc.close()
 
 
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class PeakRss:
+    """Samples this process's RSS every 50 ms while a phase runs (ru_maxrss would include set-up)."""
+
+    def __init__(self) -> None:
+        self.peak = _rss_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, _rss_mb())
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss_mb())
+
+
+def bench_archive(data_dir: Path, candidates: int) -> None:
+    """One preview and one real cycle on an existing data dir, with time, CPU, peak RSS and rows."""
+    settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="local"))
+    settings.forgetting.max_candidates_per_tier = max(candidates, 3)
+    t0 = time.perf_counter()
+    svc = build_services(settings, repair=False)
+    print(f"open: {time.perf_counter() - t0:.1f} s, RSS {_rss_mb():.0f} MB", flush=True)
+    try:
+        with svc.db.read() as session:
+            from sqlalchemy import func, select
+
+            total = session.scalar(select(func.count()).select_from(RawMessageRow))
+        print(f"records: {total:,}; load average {os.getloadavg()[0]:.1f}", flush=True)
+        for phase in ("preview", "cycle"):
+            before = _rss_mb()
+            t0, c0 = time.perf_counter(), time.process_time()
+            with PeakRss() as peak:
+                if phase == "preview":
+                    out = svc.forgetting.preview()
+                    detail = f"{len(out.groups)} groups, {sum(len(g.records) for g in out.groups)} records"
+                else:
+                    report = svc.forgetting.run(trigger="bench")
+                    t = report.to_dict()["totals"]
+                    detail = (
+                        f"status {report.status}, evaluated {t['evaluated']}, promoted {t['promoted']}, "
+                        f"archived {t['archived']}, summaries {t['summarized']}"
+                    )
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            print(
+                f"{phase}: wall {wall:.2f} s, CPU {cpu:.2f} s, RSS {before:.0f} -> peak {peak.peak:.0f} MB "
+                f"(+{peak.peak - before:.0f}); {detail}; load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+    finally:
+        svc.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--archive", type=Path, default=None, help="run on this existing data dir (it changes)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--candidates", type=int, nargs="+", default=[500])
     args = parser.parse_args()
+    if args.archive is not None:
+        bench_archive(args.archive, args.candidates[0])
+        return
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(
         "| records | candidates/tier | evaluated | summaries | promoted | archived "
