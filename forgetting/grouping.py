@@ -53,7 +53,12 @@ class Grouping:
 
 
 def choose(
-    sizes: Iterable[tuple[int, DimensionKey, int]], *, min_size: int, cap: int, presorted: bool = False
+    sizes: Iterable[tuple[int, DimensionKey, int]],
+    *,
+    min_size: int,
+    cap: int,
+    presorted: bool = False,
+    sized_total: int | None = None,
 ) -> tuple[list[tuple[int, DimensionKey, int]], int, int]:
     """Pick groups from (bucket start, key, size) triples: the one rule shared by plan and storage scans.
 
@@ -61,6 +66,8 @@ def choose(
     would be exceeded, so a group is never split across runs unless it alone is larger than the
     cap; then its oldest records are taken, leaving either nothing or at least `min_size` behind.
     `presorted`: the triples already come in (start, key) order (a stream from SQL, never held whole).
+    `sized_total`: the records of all groups of at least `min_size` (counted in SQL); with it the
+    stream is read only up to the first deferred group, and the rest is counted as deferred.
     Returns (chosen (start, key, how many to take), skipped records, deferred records).
     """
     small = 0
@@ -84,6 +91,8 @@ def choose(
             deferred += size - take
         else:
             deferred += size
+            if sized_total is not None:
+                return chosen, small, sized_total - used
     return chosen, small, deferred
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, func, literal, select
+from sqlalchemy import and_, case, func, literal, select
 from sqlalchemy.orm import Session
 
 from app.core.domain import MessageRecord
@@ -67,21 +67,36 @@ def scan_candidates(
     # Integer floor division to the bucket start; timestamps before 1970 are not supported here.
     bucket = ((RawMessageRow.timestamp - literal(offset)) // literal(width)).label("bucket")
     dims = _dimensions()
-    # Streamed in (bucket, key) order: at a million candidates there are hundreds of thousands of
-    # groups, and holding them (or the rows up to the newest chosen bucket) cost gigabytes.
+    grouped = select(func.count().label("n")).where(where).group_by(bucket, *dims).subquery()
+    min_size = config.min_group_size
+    # At a million candidates there are hundreds of thousands of groups, most under the minimum
+    # size; SQL counts those, and only the groups large enough come to Python, in (bucket, key)
+    # order, read up to the first one the cap defers (holding every group, or the rows up to the
+    # newest chosen bucket as before, cost gigabytes at 1M).
+    small, sized = session.execute(
+        select(
+            func.coalesce(func.sum(case((grouped.c.n < min_size, grouped.c.n), else_=0)), 0),
+            func.coalesce(func.sum(case((grouped.c.n >= min_size, grouped.c.n), else_=0)), 0),
+        )
+    ).one()
+    if not sized:
+        return Scan((), int(small), 0)
     sizes = session.execute(
         select(bucket, *dims, func.count())
         .where(where)
         .group_by(bucket, *dims)
+        .having(func.count() >= min_size)
         .order_by(bucket, *dims)
-        .execution_options(yield_per=5000)
+        .execution_options(yield_per=1000)
     )
-    picks, skipped, deferred = choose(
+    picks, _, deferred = choose(
         ((int(b) * width + offset, (p, ch, pe, bo), int(n)) for b, p, ch, pe, bo, n in sizes),
-        min_size=config.min_group_size,
+        min_size=min_size,
         cap=config.max_candidates_per_tier,
         presorted=True,
+        sized_total=int(sized),
     )
+    skipped = int(small)
     sizes.close()
     if not picks:
         return Scan((), skipped, deferred)
