@@ -26,13 +26,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import insert
+from sqlalchemy import func, insert, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.bootstrap import build_services
 from app.core.clock import DAY_MS, FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.index.ann import INDEX_MIN_ROWS
 from app.core.index.message_kind import vector_columns
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.messages import vector_key
@@ -72,65 +73,83 @@ def _text(rng: random.Random) -> str:
 
 
 def populate(svc, total: int, candidates: int, rng: random.Random) -> None:
-    rows = []
+    """Rows in batches (never a million dicts or ORM objects at once), then their vectors."""
+    made = 0
 
-    def add(stage: str, age_days: float, channel: str, archived: bool = False) -> None:
+    def row(stage: str, age_days: float, channel: str, archived: bool = False) -> dict:
+        nonlocal made
         ts = NOW - int(age_days * DAY_MS)
-        rows.append(
-            {
-                "message_id": f"b{len(rows)}",
-                "platform": "slack",
-                "user_id": "local",
-                "bot_id": None,
-                "channel": channel,
-                "person": "team",
-                "timestamp": ts,
-                "created_at": ts,
-                "content": _text(rng),
-                "attachments": [],
-                "metadata_": {},
-                "memory_stage": stage,
-                "access_count": rng.choice([0, 0, 1, 9]),
-                "importance_score": None,
-                "archived_at": NOW if archived else None,
-                "is_pinned": False,
-                "text_hash": "",
-                "embedding_model": svc.embedder.model_id,
-                "embedding_content_hash": "bench",
-                "embedding_dimensions": svc.embedder.dimensions,
-            }
-        )
+        made += 1
+        return {
+            "message_id": f"b{made}",
+            "platform": "slack",
+            "user_id": "local",
+            "bot_id": None,
+            "channel": channel,
+            "person": "team",
+            "timestamp": ts,
+            "created_at": ts,
+            "content": _text(rng),
+            "attachments": [],
+            "metadata_": {},
+            "memory_stage": stage,
+            "access_count": rng.choice([0, 0, 1, 9]),
+            "importance_score": None,
+            "archived_at": NOW if archived else None,
+            "is_pinned": False,
+            "text_hash": "",
+            "embedding_model": svc.embedder.model_id,
+            "embedding_content_hash": "bench",
+            "embedding_dimensions": svc.embedder.dimensions,
+        }
 
-    # Candidates: groups of 5 in distinct (day, channel) buckets.
-    for tier, first_day in (("short", 8), ("mid", 91)):
-        for g in range(candidates // GROUP):
-            for i in range(GROUP):
-                add(tier, first_day + 0.5 + g // 20 * (1 if tier == "short" else 7) + i / 1000, f"c{g % 20}")
-    filler = total - len(rows)
-    for i in range(filler):
-        kind = i % 3
-        if kind == 0:
-            add("short", rng.uniform(0, 6.9), f"c{i % 50}")  # too young
-        elif kind == 1:
-            add("long", rng.uniform(200, 900), f"c{i % 50}")  # no further tier
-        else:
-            add("short", rng.uniform(8, 400), f"c{i % 50}", archived=True)  # already archived
+    def rows():
+        # Candidates: groups of 5 in distinct (day, channel) buckets.
+        for tier, first_day in (("short", 8), ("mid", 91)):
+            for g in range(candidates // GROUP):
+                for i in range(GROUP):
+                    step = 1 if tier == "short" else 7
+                    yield row(tier, first_day + 0.5 + g // 20 * step + i / 1000, f"c{g % 20}")
+        for i in range(total - made):
+            kind = i % 3
+            if kind == 0:
+                yield row("short", rng.uniform(0, 6.9), f"c{i % 50}")  # too young
+            elif kind == 1:
+                yield row("long", rng.uniform(200, 900), f"c{i % 50}")  # no further tier
+            else:
+                yield row("short", rng.uniform(8, 400), f"c{i % 50}", archived=True)  # already archived
+
     with svc.db.write() as session:
         if session.get(User, "local") is None:
             session.add(User(id="local", display_name="local", created_at=NOW))
             session.flush()
-        for start in range(0, len(rows), 5000):
-            session.execute(insert(RawMessageRow), rows[start : start + 5000])
+        batch: list[dict] = []
+        for r in rows():
+            batch.append(r)
+            if len(batch) == 5000:
+                session.execute(insert(RawMessageRow), batch)
+                batch = []
+        if batch:
+            session.execute(insert(RawMessageRow), batch)
     # Vectors for every row, so LanceDB updates run against a full-size table.
+    gen = np.random.default_rng(1)
+    cols = (RawMessageRow.id, RawMessageRow.user_id, RawMessageRow.platform, RawMessageRow.channel)
+    cols += (
+        RawMessageRow.person,
+        RawMessageRow.memory_stage,
+        RawMessageRow.timestamp,
+        RawMessageRow.archived_at,
+    )
     with svc.db.read() as session:
-        stored = list(session.query(RawMessageRow))
-    vectors = (
-        np.random.default_rng(1).standard_normal((len(stored), svc.embedder.dimensions)).astype(np.float32)
-    )
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    svc.processor.collection.upsert(
-        [vector_key(r.id) for r in stored], vectors, [vector_columns(r) for r in stored]
-    )
+        result = session.execute(select(*cols).execution_options(yield_per=50_000))
+        for part in result.partitions():
+            vectors = gen.standard_normal((len(part), svc.embedder.dimensions)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            svc.processor.collection.upsert(
+                [vector_key(r.id) for r in part], vectors, [vector_columns(r) for r in part]
+            )
+    if total >= INDEX_MIN_ROWS:  # as the app's background job would have by now
+        svc.processor.corpus.ann().build()
 
 
 def bench(total: int, candidates: int) -> dict[str, float]:
@@ -146,7 +165,9 @@ def bench(total: int, candidates: int) -> dict[str, float]:
             preview = svc.forgetting.preview()
             plan_s, plan_cpu = time.perf_counter() - t0, time.process_time() - c0
             t0, c0 = time.perf_counter(), time.process_time()
-            report = svc.forgetting.run(trigger="bench")
+            before = _rss_mb()
+            with PeakRss() as peak:
+                report = svc.forgetting.run(trigger="bench")
             cycle, cycle_cpu = time.perf_counter() - t0, time.process_time() - c0
             assert report.status == "completed", report
             t = report.to_dict()["totals"]
@@ -163,6 +184,7 @@ def bench(total: int, candidates: int) -> dict[str, float]:
                 "cycle_s": cycle,
                 "preview_cpu": plan_cpu,
                 "cycle_cpu": cycle_cpu,
+                "rss": f"{peak.peak:.0f} (+{peak.peak - before:.0f})",
             }
         finally:
             svc.close()
@@ -207,8 +229,6 @@ def bench_archive(data_dir: Path, candidates: int) -> None:
     print(f"open: {time.perf_counter() - t0:.1f} s, RSS {_rss_mb():.0f} MB", flush=True)
     try:
         with svc.db.read() as session:
-            from sqlalchemy import func, select
-
             total = session.scalar(select(func.count()).select_from(RawMessageRow))
         print(f"records: {total:,}; load average {os.getloadavg()[0]:.1f}", flush=True)
         for phase in ("preview", "cycle"):
@@ -237,7 +257,9 @@ def bench_archive(data_dir: Path, candidates: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--archive", type=Path, default=None, help="run on this existing data dir (it changes)")
+    parser.add_argument(
+        "--archive", type=Path, default=None, help="run on this existing data dir (it changes)"
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--candidates", type=int, nargs="+", default=[500])
     args = parser.parse_args()
@@ -247,16 +269,16 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(
         "| records | candidates/tier | evaluated | summaries | promoted | archived "
-        "| preview wall s | preview CPU s | cycle wall s | cycle CPU s |"
+        "| preview wall s | preview CPU s | cycle wall s | cycle CPU s | cycle peak RSS MB |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in args.sizes:
         for cand in args.candidates:
             r = bench(size, cand)
             print(
                 f"| {r['records']:,} | {r['candidates/tier']} | {r['evaluated']} | {r['summaries']} | "
                 f"{r['promoted']} | {r['archived']} | {r['preview_s']:.2f} | {r['preview_cpu']:.2f} | "
-                f"{r['cycle_s']:.2f} | {r['cycle_cpu']:.2f} |",
+                f"{r['cycle_s']:.2f} | {r['cycle_cpu']:.2f} | {r['rss']} |",
                 flush=True,
             )
 
