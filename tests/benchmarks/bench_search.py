@@ -315,6 +315,7 @@ def _ranking(services: Any, queries: Sequence[str], filtered: list[SearchFilters
     default = searcher.config
     served = top(default)
     plain = top(dataclasses.replace(default, windows=False))
+    fewer = {k: top(dataclasses.replace(default, stored_windowed=k)) for k in (10, 20)}
     held, corpus.max_cached_rows = corpus.max_cached_rows, 10**9
     corpus._caches.clear()  # the next search loads every vector: the exact path
     started = time.perf_counter()
@@ -332,6 +333,8 @@ def _ranking(services: Any, queries: Sequence[str], filtered: list[SearchFilters
 
     label = f"{len(cases)} searches, half filtered"
     print(f"  ranking, index path vs exact path ({label}): {agree(served, exact)}")
+    for k, found in fewer.items():
+        print(f"  ranking, index path with windows for the best {k} only vs exact: {agree(found, exact)}")
     print(f"  ranking, index path without windows vs exact path: {agree(plain, exact)}")
 
 

@@ -47,6 +47,11 @@ class SearchConfig:
     neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
+    # Above the in-memory limit windows are read from SQLite and LanceDB (stored_windows.py), at
+    # ~0.1 ms of LanceDB lookup per vector: at most this many candidates of each pass get one
+    # (ranking.WINDOWED = 40 on the in-memory path; docs/benchmarks.md, "Conversation windows on
+    # the index path").
+    stored_windowed: int = 40
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -166,7 +171,9 @@ class MessageSearcher:
                 # No in-memory copy (served by the approximate index): the same windows, from the
                 # candidates' conversations in SQLite and their stored vectors.
                 with self.db.read() as session:
-                    context = stored_windows(session, vector, best, {**fetched, **rows}, vectors_of)
+                    context = stored_windows(
+                        session, vector, best[: self.config.stored_windowed], {**fetched, **rows}, vectors_of
+                    )
             around = {n for near in context.neighbours.values() for n in near}
             missing = [int(n) for n in around if n not in fetched and n not in rows]
             if missing:

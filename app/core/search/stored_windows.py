@@ -15,52 +15,47 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import literal, select, tuple_, union_all
 from sqlalchemy.orm import Session
 
 from app.core.search.context import WINDOW_AFTER, WINDOW_BEFORE, CandidateContext
-from app.core.storage.models import RawMessageRow
 
 # Vectors of these keys (candidates and their neighbours), or fewer when some have none.
 VectorLookup = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
+
+
+# One statement per side and candidate, joined with UNION ALL and written out as SQL text: the
+# same statement built with SQLAlchemy cost ~50 ms of compiling per search (80 subqueries).
+_SIDE = {
+    0: "SELECT id, archived_at IS NOT NULL, {c}, 0 FROM raw_messages WHERE user_id = ? AND channel = ? "
+    "AND platform = ? AND (timestamp, id) < (?, ?) ORDER BY timestamp DESC, id DESC LIMIT {n}",
+    1: "SELECT id, archived_at IS NOT NULL, {c}, 1 FROM raw_messages WHERE user_id = ? AND channel = ? "
+    "AND platform = ? AND (timestamp, id) > (?, ?) ORDER BY timestamp, id LIMIT {n}",
+}
+# SQLite allows 500 terms in one compound SELECT; a search asks for at most ~80.
+_MAX_TERMS = 400
 
 
 def neighbour_ids(
     session: Session, rows: Sequence[Any], *, before: int = WINDOW_BEFORE, after: int = WINDOW_AFTER
 ) -> dict[int, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]]:
     """For each row (with id, user_id, platform, channel, timestamp): the ids of the `before` turns
-    before it (nearest first) and the `after` turns after it, each with whether it is archived."""
-    t = RawMessageRow
-    parts = []
+    before it (nearest first) and the `after` turns after it, each with whether it is archived.
+    Each side is one seek on ix_raw_messages_user_channel_timestamp."""
+    parts: list[tuple[str, tuple[Any, ...]]] = []
     for row in rows:
-        same = (t.user_id == row.user_id, t.platform == row.platform, t.channel == row.channel)
-        here = tuple_(t.timestamp, t.id)
-        point = tuple_(row.timestamp, row.id)
-        cols = (t.id, t.archived_at)
-        for side, n, cond, order in (
-            (0, before, here < point, (t.timestamp.desc(), t.id.desc())),
-            (1, after, here > point, (t.timestamp.asc(), t.id.asc())),
-        ):
-            if n <= 0:
-                continue
-            inner = select(*cols).where(*same, cond).order_by(*order).limit(n).subquery()
-            parts.append(
-                select(
-                    inner.c.id,
-                    inner.c.archived_at,
-                    literal(int(row.id)).label("centre"),
-                    literal(side).label("side"),
-                )
-            )
-    out: dict[int, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]] = {
-        int(r.id): ([], []) for r in rows
-    }
-    # SQLite allows 500 terms in one compound SELECT; a search asks for at most ~80.
-    for start in range(0, len(parts), 400):
-        chunk = parts[start : start + 400]
-        stmt = chunk[0] if len(chunk) == 1 else union_all(*chunk)
-        for rid, archived_at, centre, side in session.execute(stmt):
-            out[int(centre)][int(side)].append((int(rid), archived_at is not None))
+        args = (row.user_id, row.channel, row.platform, row.timestamp, row.id)
+        for side, n in ((0, before), (1, after)):
+            if n > 0:
+                parts.append((f"SELECT * FROM ({_SIDE[side].format(c=int(row.id), n=int(n))})", args))
+    out: dict[int, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]]
+    out = {int(r.id): ([], []) for r in rows}
+    connection = session.connection()
+    for start in range(0, len(parts), _MAX_TERMS):
+        chunk = parts[start : start + _MAX_TERMS]
+        sql = " UNION ALL ".join(text for text, _ in chunk)
+        params = tuple(value for _, args in chunk for value in args)
+        for rid, archived, centre, side in connection.exec_driver_sql(sql, params):
+            out[int(centre)][int(side)].append((int(rid), bool(archived)))
     return out
 
 
