@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 from sqlalchemy import func, insert, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -145,9 +146,14 @@ def populate(svc, total: int, candidates: int, rng: random.Random) -> None:
         for part in result.partitions():
             vectors = gen.standard_normal((len(part), svc.embedder.dimensions)).astype(np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            svc.processor.collection.upsert(
-                [vector_key(r.id) for r in part], vectors, [vector_columns(r) for r in part]
-            )
+            # A plain append, as scale_corpus does: merge_insert joins on every key already stored.
+            collection = svc.processor.collection
+            data: dict = {"key": [vector_key(r.id) for r in part]}
+            columns = [vector_columns(r) for r in part]
+            for column in collection.columns:
+                data[column] = [c.get(column) for c in columns]
+            data["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
+            collection.table.add(pa.table(data, schema=collection.schema))
     if total >= INDEX_MIN_ROWS:  # as the app's background job would have by now
         svc.processor.corpus.ann().build()
 
