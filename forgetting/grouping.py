@@ -53,19 +53,28 @@ class Grouping:
 
 
 def choose(
-    sizes: list[tuple[int, DimensionKey, int]], *, min_size: int, cap: int
+    sizes: Iterable[tuple[int, DimensionKey, int]],
+    *,
+    min_size: int,
+    cap: int,
+    presorted: bool = False,
+    sized_total: int | None = None,
 ) -> tuple[list[tuple[int, DimensionKey, int]], int, int]:
     """Pick groups from (bucket start, key, size) triples: the one rule shared by plan and storage scans.
 
     Groups under `min_size` are skipped. Whole groups are taken oldest bucket first until the cap
     would be exceeded, so a group is never split across runs unless it alone is larger than the
     cap; then its oldest records are taken, leaving either nothing or at least `min_size` behind.
+    `presorted`: the triples already come in (start, key) order (a stream from SQL, never held whole).
+    `sized_total`: the records of all groups of at least `min_size` (counted in SQL); with it the
+    stream is read only up to the first deferred group, and the rest is counted as deferred.
     Returns (chosen (start, key, how many to take), skipped records, deferred records).
     """
     small = 0
     chosen: list[tuple[int, DimensionKey, int]] = []
     used = deferred = 0
-    for start, key, size in sorted(sizes, key=lambda t: (t[0], t[1])):
+    ordered = sizes if presorted else sorted(sizes, key=lambda t: (t[0], t[1]))
+    for start, key, size in ordered:
         if size < min_size:
             small += size
             continue
@@ -82,6 +91,8 @@ def choose(
             deferred += size - take
         else:
             deferred += size
+            if sized_total is not None:
+                return chosen, small, sized_total - used
     return chosen, small, deferred
 
 

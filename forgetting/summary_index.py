@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
@@ -25,6 +26,11 @@ SUMMARY_KIND = "summary"
 SUMMARY_VECTOR_COLUMNS = ("user_id", "platform", "channel", "person", "tier", "timestamp")
 SUMMARY_SPEC = KindSpec(kind=SUMMARY_KIND, collection="summaries", columns=SUMMARY_VECTOR_COLUMNS)
 MAX_SOURCE_IDS_IN_HIT = 50
+# Summaries are long documents (up to the model's 256 tokens). Measured on the int8 MiniLM with
+# 256-token texts: 32 at a time peaked at +650 MB and 0.125 s CPU a text, 8 at +290 MB and
+# 0.10 s, 2 at +75 MB and 0.08 s (padding and attention grow with the batch). A forgetting run at
+# 1M messages went past 1 GB on this alone (docs/benchmarks.md, "Forgetting cycle at 1M").
+EMBED_BATCH = 2
 
 
 def encode_summary(row: MemorySummaryRow) -> aaak.EncodedRecord:
@@ -159,7 +165,13 @@ class SummaryIndex:
             docs = self.source.documents(session, summary_ids)
         if not docs:
             return 0
-        self.corpus.embed(docs)
+        vectors = np.concatenate(
+            [
+                self.embedder.embed_documents([d.document for d in docs[start : start + EMBED_BATCH]])
+                for start in range(0, len(docs), EMBED_BATCH)
+            ]
+        )
+        self.corpus.put_vectors(docs, vectors)  # one upsert: one new LanceDB fragment, not one a batch
         with self.db.write() as session:
             self.source.stamp(session, docs, self.embedder.model_id, self.embedder.dimensions)
         return len(docs)

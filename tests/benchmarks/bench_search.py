@@ -109,6 +109,7 @@ def run(
     recall: int = 0,
     baseline: int = 0,
     compare: str | None = None,
+    ranking: int = 0,
 ) -> None:
     bulk = build == "bulk" or (build == "auto" and size >= BULK_FROM and corpus_name == "locomo")
     data_dir = workdir / f"{corpus_name}{'-bulk' if bulk else ''}-{size}" if workdir else None
@@ -190,6 +191,8 @@ def run(
         + ("" if copy else " (not held: the index serves)")
     )
     _vector_leg(services, real, queries, filtered, recall)
+    if ranking:
+        _ranking(services, queries[:ranking], filtered)
     if compare:
         _compare(services, queries, compare)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -298,6 +301,43 @@ def _disk(data_dir: Path, size: int) -> None:
     )
 
 
+def _ranking(services: Any, queries: Sequence[str], filtered: list[SearchFilters]) -> None:
+    """Top 10 of the whole search on the index path (approximate leg, windows from SQLite) against
+    the exact path (every vector held in memory, windows from that copy), same process; and the
+    index path without windows (as before windows were computed there), against the same."""
+    searcher, corpus = services.memory.searcher, services.processor.corpus
+    cases = [(q, f) for n, q in enumerate(queries) for f in (SearchFilters(), filtered[n % len(filtered)])]
+
+    def top(config: Any) -> list[list[str]]:
+        searcher.config = config
+        return [[h.id for h in services.memory.search(q, f, limit=10)] for q, f in cases]
+
+    default = searcher.config
+    served = top(default)
+    plain = top(dataclasses.replace(default, windows=False))
+    fewer = {k: top(dataclasses.replace(default, stored_windowed=k)) for k in (10, 20)}
+    held, corpus.max_cached_rows = corpus.max_cached_rows, 10**9
+    corpus._caches.clear()  # the next search loads every vector: the exact path
+    started = time.perf_counter()
+    exact = top(default)
+    print(f"  exact path: every vector loaded and searched in {time.perf_counter() - started:.0f}s")
+    corpus.max_cached_rows = held
+    corpus._caches.clear()
+    searcher.config = default
+
+    def agree(a: list[list[str]], b: list[list[str]]) -> str:
+        overlap = statistics.mean(len(set(x) & set(y)) / max(1, len(y)) for x, y in zip(a, b, strict=True))
+        same = statistics.mean(1.0 if x == y else 0.0 for x, y in zip(a, b, strict=True))
+        first = statistics.mean(1.0 if x[:1] == y[:1] else 0.0 for x, y in zip(a, b, strict=True))
+        return f"top-10 overlap {overlap:.3f}, same first hit {first:.3f}, identical top 10 {same:.3f}"
+
+    label = f"{len(cases)} searches, half filtered"
+    print(f"  ranking, index path vs exact path ({label}): {agree(served, exact)}")
+    for k, found in fewer.items():
+        print(f"  ranking, index path with windows for the best {k} only vs exact: {agree(found, exact)}")
+    print(f"  ranking, index path without windows vs exact path: {agree(plain, exact)}")
+
+
 def _compare(services: Any, queries: Sequence[str], compare: str) -> None:
     """Time the default SearchConfig against FIELD=VALUE, query by query in this process."""
     searcher = services.memory.searcher
@@ -348,6 +388,9 @@ def main() -> int:
         "--baseline", type=int, default=0, help="also search a bulk-built archive of this size, interleaved"
     )
     parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE of SearchConfig")
+    parser.add_argument(
+        "--ranking", type=int, default=0, help="queries whose top 10 is compared: index path vs exact path"
+    )
     args = parser.parse_args()
     if args.corpus == "locomo" and not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
@@ -362,6 +405,7 @@ def main() -> int:
             args.recall,
             args.baseline,
             args.compare,
+            args.ranking,
         )
     return 0
 

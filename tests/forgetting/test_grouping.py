@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 from app.core.clock import DAY_MS, HOUR_MS
 from app.core.domain import Tier
 from forgetting.config import DEFAULT_RULES
-from forgetting.grouping import bucket_start, group_candidates, is_candidate
+from forgetting.grouping import bucket_start, choose, group_candidates, is_candidate
 from tests.forgetting.factory import NOW
 
 SHORT, MID = DEFAULT_RULES
@@ -101,3 +103,24 @@ def test_group_records_are_oldest_first(make_record) -> None:
     group = group_candidates(records, SHORT, min_size=3, cap=500).groups[0]
     assert [r.timestamp for r in group.records] == sorted(r.timestamp for r in records)
     assert group.bucket_end == group.bucket_start + DAY_MS - 1
+
+
+def test_choose_from_a_sorted_stream_with_sql_totals_matches_choose_over_everything() -> None:
+    """The storage scan feeds only groups of at least min_size, in order, with their total counted
+    in SQL, and stops at the first deferred group: same picks and counts as the full list."""
+    rng = random.Random(3)
+    for _ in range(200):
+        sizes = [
+            (rng.randint(0, 30), (rng.choice("ab"), "c", "p", ""), rng.choice([1, 2, 3, 4, 7, 40, 900]))
+            for _ in range(rng.randint(0, 40))
+        ]
+        sizes = list({(s, k): n for s, k, n in sizes}.items())
+        sizes = [(s, k, n) for (s, k), n in sizes]
+        cap, min_size = rng.choice([10, 50, 500]), 3
+        full = choose(sizes, min_size=min_size, cap=cap)
+        big = sorted((t for t in sizes if t[2] >= min_size), key=lambda t: (t[0], t[1]))
+        picks, _, deferred = choose(
+            iter(big), min_size=min_size, cap=cap, presorted=True, sized_total=sum(t[2] for t in big)
+        )
+        small = sum(t[2] for t in sizes if t[2] < min_size)
+        assert (picks, small, deferred) == full

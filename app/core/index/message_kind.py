@@ -85,6 +85,10 @@ class MessageSource:
     def keys(self, session: Session) -> set[str]:
         return {str(i) for i in session.scalars(select(RawMessageRow.id))}
 
+    def count(self, session: Session) -> int:
+        """How many keys there are, without reading them (the repair's quick check at 1M)."""
+        return int(session.scalar(select(func.count()).select_from(RawMessageRow)) or 0)
+
     def unembedded(self, session: Session, model_id: str, dimensions: int) -> list[str]:
         ids = session.scalars(
             select(RawMessageRow.id).where(

@@ -21,6 +21,7 @@ from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.ranking import RankedMessages, rank_messages
+from app.core.search.stored_windows import stored_windows
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
 from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
@@ -46,6 +47,11 @@ class SearchConfig:
     neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
+    # Above the in-memory limit windows are read from SQLite and LanceDB (stored_windows.py), at
+    # ~0.1 ms of LanceDB lookup per vector: at most this many candidates of each pass get one
+    # (ranking.WINDOWED = 40 on the in-memory path; docs/benchmarks.md, "Conversation windows on
+    # the index path").
+    stored_windowed: int = 40
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -150,11 +156,24 @@ class MessageSearcher:
             own = CandidateContext({k: float(v @ q) for k, v in keyword_vectors.items()}, {}, {})
 
         fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
+        stored: dict[str, np.ndarray | None] = dict(keyword_vectors or {})  # vectors read from LanceDB
+
+        def vectors_of(keys: Sequence[str]) -> dict[str, np.ndarray]:
+            missing = [k for k in keys if k not in stored]
+            if missing:
+                found = self.corpus.collection.vectors_of(missing)
+                stored.update({k: found.get(k) for k in missing})
+            return {k: v for k in keys if (v := stored.get(k)) is not None}
 
         def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
             context = self.windows.around(matrix, vector, best)
             if context is None:
-                return None, {}
+                # No in-memory copy (served by the approximate index): the same windows, from the
+                # candidates' conversations in SQLite and their stored vectors.
+                with self.db.read() as session:
+                    context = stored_windows(
+                        session, vector, best[: self.config.stored_windowed], {**fetched, **rows}, vectors_of
+                    )
             around = {n for near in context.neighbours.values() for n in near}
             missing = [int(n) for n in around if n not in fetched and n not in rows]
             if missing:
