@@ -47,15 +47,10 @@ class SearchConfig:
     neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
-    # Cosines against the query without the names of the people it names (see `_vectors`).
-    nameless_vector: bool = False
-    # Candidates from the named people's own messages, nearest to the nameless query (0 = none).
-    named_pool: int = 0
-    # At most this many hits among one hit's conversation neighbours before the rest (0 = no cap).
-    adjacent_cap: int = 0
-    # List questions naming people ("which cities has John been to?", questions.py): their
-    # `named_pool` messages nearest to the nameless query are fused into the order (ranking.py).
-    list_fusion: bool = False
+    # List questions naming people ("which cities has John been to?", questions.py): this many
+    # of the named people's messages nearest to the question without the names join the
+    # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
+    list_pool: int = 50
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -138,7 +133,18 @@ class MessageSearcher:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
-        vector, nameless, vector_hits, named = self._vectors(query, mentions, where, pool)
+        vector = self.embedder.embed_query(query.text)
+        vector_hits = self.corpus.vector_leg(vector, pool, where)
+        named = self._named_nearest(query, mentions, where)
+        if named:
+            seen = {h.key for h in vector_hits}
+            new = [k for k in named if k not in seen]
+            # Scored like every other candidate: on their cosine with the query itself.
+            own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
+            # Without the in-memory copy (a large archive) only the order is fused, over the
+            # candidates the legs found.
+            if own is not None:
+                vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
@@ -157,15 +163,6 @@ class MessageSearcher:
             # No in-memory copy (a large archive): keyword candidates' cosines from their vectors.
             q = vector.astype(np.float32)
             own = CandidateContext({k: float(v @ q) for k, v in keyword_vectors.items()}, {}, {})
-        if nameless is not None and own is not None:
-            closer = self.windows.around(matrix, nameless, keys, windows=False)
-            if closer is not None:
-                best = {k: max(c, own.cosines.get(k, c)) for k, c in closer.cosines.items()}
-                own = CandidateContext({**own.cosines, **best}, {}, {})
-                legs = Legs(
-                    vector=tuple(LegHit(h.key, h.rank, best.get(h.key, h.value)) for h in legs.vector),
-                    keyword=legs.keyword,
-                )
 
         fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
 
@@ -199,40 +196,26 @@ class MessageSearcher:
             to_hit=_hit,
         )
 
-    def _vectors(
-        self, query: MessageQuery, mentions: Mentions, where: Filter, pool: int
-    ) -> tuple[np.ndarray, np.ndarray | None, tuple[LegHit, ...], tuple[str, ...]]:
-        """The query's vector, its vector without the names of the people it names (None when
-        not asked for or no different), the vector leg's hits, and for a list question the named
-        people's messages nearest to the nameless query, nearest first.
+    def _named_nearest(self, query: MessageQuery, mentions: Mentions, where: Filter) -> tuple[str, ...]:
+        """For a list question naming people, their messages nearest to the question without the
+        names, nearest first (else nothing).
 
-        Every message of a conversation is addressed to its other person ("Wow, Caroline! …"), so
-        a name in the query pulls its vector towards greetings rather than what was asked. The
-        full query still finds the candidates (the name keeps them in that person's
-        conversations); `nameless_vector` lets a candidate's cosine be the closer of the two, and
-        `named_pool` adds the named people's own messages nearest to the nameless query."""
-        vector = self.embedder.embed_query(query.text)
-        hits = self.corpus.vector_leg(vector, pool, where)
-        config = self.config
-        listing = config.list_fusion and asks_for_list(query.text)
-        if not (config.nameless_vector or config.named_pool) or not mentions.persons:
-            return vector, None, hits, ()
-        nameless_text = without_names(query.text, mentions)
-        if nameless_text == query.text:
-            return vector, None, hits, ()
-        nameless = self.embedder.embed_query(nameless_text)
-        named: tuple[str, ...] = ()
-        if config.named_pool and not query.filters.persons and (listing or not config.list_fusion):
-            theirs = where.and_(one_of("person", sorted(mentions.persons)))
-            extra = self.corpus.vector_leg(nameless, config.named_pool, theirs)
-            named = tuple(h.key for h in extra) if listing else ()
-            seen = {h.key for h in hits}
-            new = [h.key for h in extra if h.key not in seen]
-            # Scored like every other candidate: on their cosine with the query itself.
-            own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
-            cosines = own.cosines if own is not None else {h.key: h.value for h in extra}
-            hits = (*hits, *(LegHit(k, 0, cosines[k]) for k in new if k in cosines))
-        return vector, nameless if config.nameless_vector else None, hits, named
+        The answers to "which cities has John been to?" are John's messages naming cities, spread
+        over months and sharing none of the question's words, so neither leg ranks them well.
+        Every message of a conversation is addressed to its other person ("Wow, John! …"), so the
+        name pulls the query's vector towards greetings; without it, John's own messages about
+        places come first (on LoCoMo multi-hop questions this order alone beat the whole ranking
+        within the person's messages, docs/benchmarks.md "Recall: list questions")."""
+        if not self.config.list_pool or not mentions.persons or query.filters.persons:
+            return ()
+        if not asks_for_list(query.text):
+            return ()
+        nameless = without_names(query.text, mentions)
+        if nameless == query.text:
+            return ()
+        theirs = where.and_(one_of("person", sorted(mentions.persons)))
+        hits = self.corpus.vector_leg(self.embedder.embed_query(nameless), self.config.list_pool, theirs)
+        return tuple(h.key for h in hits)
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int

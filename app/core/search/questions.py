@@ -3,7 +3,7 @@
 Such questions ("Which cities has John been to?", "What activities does Melanie do with her
 kids?", "How many times…", "What do Jon and Gina both…") are answered by several messages,
 written weeks apart, that name the things ("Chicago", "pottery") rather than the question's
-words. Search treats them differently (messages.py, `list_fusion`): the named people's own
+words. Search treats them differently (messages.py, `SearchConfig.list_pool`): the named people's own
 messages nearest in meaning join the ranking. English question forms only; a query in another
 language is never taken for a list question, and search then works as before.
 """

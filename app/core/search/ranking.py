@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.clock import DAY_MS
 from app.core.domain import SearchHit
@@ -47,6 +47,29 @@ def _boosted(value: float, row: Any, mentions: Mentions, config: SearchConfig) -
     return value
 
 
+# Reciprocal-rank constant for fusing a list question's second order (small: top ranks count).
+LIST_RRF_K = 10
+T = TypeVar("T")
+
+
+def fused_with(ranked: Sequence[T], second: Sequence[str], *, key: Callable[[T], str]) -> list[T]:
+    """`ranked` reordered by reciprocal-rank fusion with `second` (keys, best first; keys not in
+    `ranked` are ignored, so what the floor or the filters dropped stays dropped). Used for list
+    questions: the ranking keeps what matches the question well, the second order (the named
+    people's messages nearest in meaning) brings up the ones that name the things asked for."""
+    present = {key(item) for item in ranked}
+    place = {k: rank for rank, k in enumerate(k for k in second if k in present)}
+
+    def score(rank: int, item: T) -> float:
+        own = 1.0 / (LIST_RRF_K + rank + 1)
+        at = place.get(key(item))
+        return own + (1.0 / (LIST_RRF_K + at + 1) if at is not None else 0.0)
+
+    scores = [(score(rank, item), rank, item) for rank, item in enumerate(ranked)]
+    scores.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [item for _, _, item in scores]
+
+
 @dataclass(frozen=True, slots=True)
 class RankedMessages:
     hits: list[SearchHit]
@@ -85,7 +108,6 @@ def rank_messages(
         vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines
     )
     windows: dict[str, Window] = {}
-    near: Mapping[str, tuple[str, ...]] = {}  # candidate -> its conversation neighbours
     all_cosines = dict(cosines or {})
     if windows_for is not None:
         best = sorted(relevance, key=lambda k: -_boosted(relevance[k], rows.get(k), mentions, config))
@@ -119,7 +141,6 @@ def rank_messages(
                 words = tuple(nearby[n] for n in around if n in nearby)
                 windows[key] = Window(context.window_cosines.get(key), words)
             all_cosines |= context.cosines
-            near = context.neighbours
             relevance |= score_candidates(
                 vector,
                 keyword,
@@ -139,7 +160,7 @@ def rank_messages(
         evidence = score_candidates(
             vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
         )
-    scored: list[tuple[float, float, str, Any]] = []
+    scored: list[tuple[float, float, Any]] = []
     hidden = 0
     for key, full in relevance.items():
         row = rows.get(key)
@@ -152,56 +173,18 @@ def rank_messages(
         age_days = max(0.0, (now_ms - row.timestamp) / DAY_MS)
         recency = config.recency_weight * math.exp(-age_days / config.recency_half_life_days)
         score = _boosted(full, row, mentions, config) + recency
-        scored.append((score, value, key, row))
-    scored.sort(key=lambda item: (-item[0], -item[3].timestamp))
+        scored.append((score, value, row))
+    scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
     if named:
-        scored = _fused(scored, named)
-    return RankedMessages(_pick(scored, near, config.adjacent_cap, limit, to_hit), hidden)
-
-
-# Reciprocal-rank fusion constant for a list question's second order (small: the top ranks count).
-LIST_RRF_K = 10
-
-
-def _fused(scored: list[tuple[float, float, str, Any]], named: Sequence[str]) -> list[tuple[float, float, str, Any]]:
-    """A list question's order: the ranking fused (reciprocal ranks) with the named people's
-    messages in order of closeness to the question without their names. The answers to "which
-    cities has John been to?" are John's messages naming cities, which share few of the
-    question's words; the second order finds them, the first keeps what matches well."""
-    place = {key: rank for rank, key in enumerate(k for k in named if k in {item[2] for item in scored})}
-    fused = {
-        item[2]: 1.0 / (LIST_RRF_K + rank + 1) + (1.0 / (LIST_RRF_K + place[item[2]] + 1) if item[2] in place else 0.0)
-        for rank, item in enumerate(scored)
-    }
-    return sorted(scored, key=lambda item: -fused[item[2]])
-
-
-def _pick(
-    scored: Sequence[tuple[float, float, str, Any]],
-    near: Mapping[str, tuple[str, ...]],
-    cap: int,
-    limit: int,
-    to_hit: Callable[[Any, float, float], SearchHit],
-) -> list[SearchHit]:
-    """The best `limit` hits without near-duplicates. With a `cap`, a hit that already has `cap`
-    better hits among its conversation neighbours waits until the other candidates are placed:
-    one well-matching stretch of conversation lends its words to every turn in it, and would
-    otherwise fill the list on its own."""
-    chosen: list[tuple[float, float, str, Any]] = []
-    waiting: list[tuple[float, float, str, Any]] = []
-    taken: set[str] = set()
+        scored = fused_with(scored, named, key=lambda item: str(item[2].id))
+    hits: list[SearchHit] = []
     seen: set[str] = set()
-    for item in scored:
-        dup = near_duplicate_key(item[3].content or "")
+    for score, value, row in scored:
+        dup = near_duplicate_key(row.content or "")
         if dup in seen:
             continue
         seen.add(dup)
-        if cap and sum(n in taken for n in near.get(item[2], ())) >= cap:
-            waiting.append(item)
-            continue
-        chosen.append(item)
-        taken.add(item[2])
-        if len(chosen) >= limit:
+        hits.append(to_hit(row, min(1.0, score), value))
+        if len(hits) >= limit:
             break
-    chosen += waiting[: max(0, limit - len(chosen))]
-    return [to_hit(row, min(1.0, score), value) for score, value, _, row in chosen]
+    return RankedMessages(hits, hidden)
