@@ -133,9 +133,15 @@ class MessageSearcher:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
+        # A list question's second embedding and scan run beside the first (both release the GIL).
+        named_future = (
+            self._keyword_pool.submit(self._named_nearest, query, mentions, where)
+            if self._wants_named(query, mentions)
+            else None
+        )
         vector = self.embedder.embed_query(query.text)
         vector_hits = self.corpus.vector_leg(vector, pool, where)
-        named = self._named_nearest(query, mentions, where)
+        named = named_future.result() if named_future is not None else ()
         if named:
             seen = {h.key for h in vector_hits}
             new = [k for k in named if k not in seen]
@@ -196,6 +202,14 @@ class MessageSearcher:
             to_hit=_hit,
         )
 
+    def _wants_named(self, query: MessageQuery, mentions: Mentions) -> bool:
+        """A list question naming people, with no person filter of its own (`_named_nearest`)."""
+        return (
+            bool(self.config.list_pool and mentions.persons)
+            and not query.filters.persons
+            and asks_for_list(query.text)
+        )
+
     def _named_nearest(self, query: MessageQuery, mentions: Mentions, where: Filter) -> tuple[str, ...]:
         """For a list question naming people, their messages nearest to the question without the
         names, nearest first (else nothing).
@@ -206,10 +220,6 @@ class MessageSearcher:
         name pulls the query's vector towards greetings; without it, John's own messages about
         places come first (on LoCoMo multi-hop questions this order alone beat the whole ranking
         within the person's messages, docs/benchmarks.md "Recall: list questions")."""
-        if not self.config.list_pool or not mentions.persons or query.filters.persons:
-            return ()
-        if not asks_for_list(query.text):
-            return ()
         nameless = without_names(query.text, mentions)
         if nameless == query.text:
             return ()
