@@ -51,19 +51,22 @@ def test_fusion_lifts_what_the_second_order_puts_first() -> None:
     assert fused_with(ranked, [], key=str) == ranked
 
 
-
-
 def _seed(services) -> None:
     # Maria asks John about cities again and again, by name: those 40 messages hold every word of
     # the question and fill both legs' pools. John's own answer names the place and shares one word.
     asks = [
         make_message(
-            100 + i, channel="john-maria", person="Maria", content=f"John, which cities have you visited? ({i})"
+            100 + i,
+            channel="john-maria",
+            person="Maria",
+            content=f"John, which cities have you visited? ({i})",
         )
         for i in range(40)
     ]
     john = [
-        make_message(1, channel="john-trips", person="John", content="visited Lisbon in May, loved the trams"),
+        make_message(
+            1, channel="john-trips", person="John", content="visited Lisbon in May, loved the trams"
+        ),
         make_message(2, channel="john-work", person="John", content="the quarterly report is due on Friday"),
     ]
     services.memory.ingest([*asks, *john])
