@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import zip_longest
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -223,9 +224,17 @@ class MessageSearcher:
         nameless = without_names(query.text, mentions)
         if nameless == query.text:
             return ()
-        theirs = where.and_(one_of("person", sorted(mentions.persons)))
-        hits = self.corpus.vector_leg(self.embedder.embed_query(nameless), self.config.list_pool, theirs)
-        return tuple(h.key for h in hits)
+        vector = self.embedder.embed_query(nameless)
+        # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
+        # people's answers, and one person's messages can be nearer to the question throughout.
+        orders = [
+            [
+                h.key
+                for h in self.corpus.vector_leg(vector, self.config.list_pool, where.and_(Eq("person", p)))
+            ]
+            for p in sorted(mentions.persons)
+        ]
+        return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int
