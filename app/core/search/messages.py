@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import zip_longest
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 from typing import Any
 
 import numpy as np
