@@ -5,6 +5,10 @@ is asked through MemoryService.search, pooled over all conversations, with no fi
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
         [--keyword-budget ROWS] [--activations float|int8] [--query-activations int8|float]
+        [--variant FIELD=VALUE[,FIELD=VALUE]]...
+
+Each `--variant` sets `SearchConfig` fields (e.g. `--variant nameless_vector=0`) and is measured
+over the same import in the same run, after the default settings.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -28,6 +34,9 @@ def main() -> int:
     parser.add_argument("--embedder", default="local", choices=["local", "hashing"])
     parser.add_argument("--workdir", type=Path, default=None, help="reuse an imported data dir")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument(
+        "--category", choices=sorted(CATEGORIES.values()), default=None, help="only this category's questions"
+    )
     parser.add_argument(
         "--keyword-budget", type=int, default=None, help="search.keyword_row_budget (0 = unbounded)"
     )
@@ -43,6 +52,12 @@ def main() -> int:
         choices=["int8", "float"],
         default="float",
         help="embedding.query_activations: queries only, against the stored vectors (reuse --workdir)",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="SearchConfig fields to change for one more pass, e.g. neighbour_candidates=0",
     )
     args = parser.parse_args()
     if not DATA.exists():
@@ -64,6 +79,8 @@ def main() -> int:
         embedder = OnnxMiniLMEmbedder(model_transform=lambda source: dynamic_int8_model(source, quantized))
     services = build_services(settings, embedder=embedder)
     messages, questions = load()
+    if args.category:
+        questions = [q for q in questions if CATEGORIES[q.category] == args.category]
     if args.limit:
         questions = questions[: args.limit]
     started = time.perf_counter()
@@ -73,6 +90,37 @@ def main() -> int:
         f"in {time.perf_counter() - started:.1f}s; {len(questions)} questions; "
         f"embedder {services.embedder.model_id}"
     )
+    searcher = services.memory.searcher
+    default = searcher.config
+    for label in ["default", *args.variant]:
+        searcher.config = default if label == "default" else replace(default, **parse_variant(default, label))
+        print(f"\n== {label}")
+        report(services, questions)
+    searcher.config = default
+    services.close()
+    return 0
+
+
+def parse_variant(config: Any, text: str) -> dict[str, Any]:
+    """'a=1,b=0.5' -> the SearchConfig fields, each converted to its default's type."""
+    types = {f.name: type(getattr(config, f.name)) for f in fields(config)}
+    changes: dict[str, Any] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        kind = types.get(name.strip())
+        if kind is None:
+            raise SystemExit(f"unknown SearchConfig field {name!r}; one of {sorted(types)}")
+        if kind is bool:
+            changes[name.strip()] = value.strip().lower() in {"1", "true", "yes", "on"}
+        elif kind is type(None):
+            changes[name.strip()] = None if value.strip() in {"", "none"} else int(value)
+        else:
+            changes[name.strip()] = kind(value)
+    return changes
+
+
+def report(services: Any, questions: list[Any]) -> None:
+    """R@5 / R@10 per category for the searcher's current config."""
     found: dict[int, dict[int, list[float]]] = {5: defaultdict(list), 10: defaultdict(list)}
     started = time.perf_counter()
     for q in questions:
@@ -93,8 +141,6 @@ def main() -> int:
     all5 = [x for v in found[5].values() for x in v]
     all10 = [x for v in found[10].values() for x in v]
     print(f"{'overall':<14}{len(all10):>5}{sum(all5) / len(all5):>8.3f}{sum(all10) / len(all10):>8.3f}")
-    services.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,8 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
-from app.core.search.ranking import RankedMessages, rank_messages
+from app.core.search.questions import asks_for_list
+from app.core.search.ranking import RankedMessages, rank_messages, without_names
 from app.core.search.stored_windows import stored_windows
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
@@ -52,6 +54,10 @@ class SearchConfig:
     # (ranking.WINDOWED = 40 on the in-memory path; docs/benchmarks.md, "Conversation windows on
     # the index path").
     stored_windowed: int = 40
+    # List questions naming people ("which cities has John been to?", questions.py): this many
+    # of the named people's messages nearest to the question without the names join the
+    # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
+    list_pool: int = 50
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -134,8 +140,24 @@ class MessageSearcher:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
+        # A list question's second embedding and scan run beside the first (both release the GIL).
+        named_future = (
+            self._keyword_pool.submit(self._named_nearest, query, mentions, where)
+            if self._wants_named(query, mentions)
+            else None
+        )
         vector = self.embedder.embed_query(query.text)
         vector_hits = self.corpus.vector_leg(vector, pool, where)
+        named = named_future.result() if named_future is not None else ()
+        if named:
+            seen = {h.key for h in vector_hits}
+            new = [k for k in named if k not in seen]
+            # Scored like every other candidate: on their cosine with the query itself.
+            own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
+            # Without the in-memory copy (a large archive) only the order is fused, over the
+            # candidates the legs found.
+            if own is not None:
+                vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
@@ -192,12 +214,46 @@ class MessageSearcher:
             windows_for=windows_for if self.config.windows else None,
             passes=lambda row: self._passes(row, query),
             mentions=mentions,
+            named=named,
             now_ms=self.clock.now_ms(),
             config=self.config,
             limit=query.limit,
             loose=query.loose,
             to_hit=_hit,
         )
+
+    def _wants_named(self, query: MessageQuery, mentions: Mentions) -> bool:
+        """A list question naming people, with no person filter of its own (`_named_nearest`)."""
+        return (
+            bool(self.config.list_pool and mentions.persons)
+            and not query.filters.persons
+            and asks_for_list(query.text)
+        )
+
+    def _named_nearest(self, query: MessageQuery, mentions: Mentions, where: Filter) -> tuple[str, ...]:
+        """For a list question naming people, their messages nearest to the question without the
+        names, nearest first (else nothing).
+
+        The answers to "which cities has John been to?" are John's messages naming cities, spread
+        over months and sharing none of the question's words, so neither leg ranks them well.
+        Every message of a conversation is addressed to its other person ("Wow, John! …"), so the
+        name pulls the query's vector towards greetings; without it, John's own messages about
+        places come first (on LoCoMo multi-hop questions this order alone beat the whole ranking
+        within the person's messages, docs/benchmarks.md "Recall: list questions")."""
+        nameless = without_names(query.text, mentions)
+        if nameless == query.text:
+            return ()
+        vector = self.embedder.embed_query(nameless)
+        # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
+        # people's answers, and one person's messages can be nearer to the question throughout.
+        orders = [
+            [
+                h.key
+                for h in self.corpus.vector_leg(vector, self.config.list_pool, where.and_(Eq("person", p)))
+            ]
+            for p in sorted(mentions.persons)
+        ]
+        return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int

@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.clock import DAY_MS
 from app.core.domain import SearchHit
@@ -47,6 +47,29 @@ def _boosted(value: float, row: Any, mentions: Mentions, config: SearchConfig) -
     return value
 
 
+# Reciprocal-rank constant for fusing a list question's second order (small: top ranks count).
+LIST_RRF_K = 10
+T = TypeVar("T")
+
+
+def fused_with(ranked: Sequence[T], second: Sequence[str], *, key: Callable[[T], str]) -> list[T]:
+    """`ranked` reordered by reciprocal-rank fusion with `second` (keys, best first; keys not in
+    `ranked` are ignored, so what the floor or the filters dropped stays dropped). Used for list
+    questions: the ranking keeps what matches the question well, the second order (the named
+    people's messages nearest in meaning) brings up the ones that name the things asked for."""
+    present = {key(item) for item in ranked}
+    place = {k: rank for rank, k in enumerate(k for k in second if k in present)}
+
+    def score(rank: int, item: T) -> float:
+        own = 1.0 / (LIST_RRF_K + rank + 1)
+        at = place.get(key(item))
+        return own + (1.0 / (LIST_RRF_K + at + 1) if at is not None else 0.0)
+
+    scores = [(score(rank, item), rank, item) for rank, item in enumerate(ranked)]
+    scores.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [item for _, _, item in scores]
+
+
 @dataclass(frozen=True, slots=True)
 class RankedMessages:
     hits: list[SearchHit]
@@ -73,6 +96,7 @@ def rank_messages(
     limit: int,
     loose: bool,
     to_hit: Callable[[Any, float, float], SearchHit],
+    named: Sequence[str] = (),
 ) -> RankedMessages:
     """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
     conversation window (reading every candidate's neighbours cost a third of the query at 100k
@@ -151,6 +175,8 @@ def rank_messages(
         score = _boosted(full, row, mentions, config) + recency
         scored.append((score, value, row))
     scored.sort(key=lambda item: (-item[0], -item[2].timestamp))
+    if named:
+        scored = fused_with(scored, named, key=lambda item: str(item[2].id))
     hits: list[SearchHit] = []
     seen: set[str] = set()
     for score, value, row in scored:
