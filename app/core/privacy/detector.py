@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from app.core.privacy.code_patterns import CODE_PATTERNS
 from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
+from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
 
@@ -168,6 +169,11 @@ def _secrets(text: str) -> list[Finding]:
             if any(s <= start and start + len(stripped) <= e for s, e in public):
                 continue
             out.append(Finding(start, start + len(stripped), pattern.kind, "secrets"))
+    out.extend(
+        Finding(t.start, t.end, "password", "secrets")
+        for t in find_typed(text)
+        if not any(s <= t.start and t.end <= e for s, e in public)
+    )
     return out
 
 
