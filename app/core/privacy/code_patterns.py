@@ -26,9 +26,24 @@ _CODE_QUALIFIER = (
     r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?"
 )
 _CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
+# Verification, confirmation and access codes named in one word or a fixed phrase of their own
+# language, including compounds ("bekräftelsekod", "vahvistuskoodi") and CJK ("验证码").
+_OTP_WORDS = (
+    r"验证码|驗證碼|校验码|动态码|認証コード|確認コード|認証番号|인증\s*번호|인증\s*코드|확인\s*코드|รหัสยืนยัน"
+    r"|mã\s+(?:xác\s+(?:minh|nhận|thực)|otp)|رمز\s+(?:التحقق|التفعيل)|קוד\s+(?:אימות|אבטחה)"
+    r"|(?:doğrulama|onay|güvenlik)\s+kodu|kod\s+(?:weryfikacyjny|potwierdzający|potwierdzenia|sms|dostępu)"
+    r"|codice\s+(?:di\s+)?(?:verifica|sicurezza|conferma|accesso)"
+    r"|código\s+(?:de\s+)?(?:verificación|verificação|seguridad|segurança|confirmación|confirmação|acceso|acesso)"
+    r"|code\s+(?:de\s+)?(?:vérification|confirmation|sécurité|validation)"
+    r"|[\w]*(?:verificatie|beveiligings|bevestigings|inlog|bekräftelse|verifierings|säkerhets|engångs"
+    r"|bekræftelses|sikkerheds|engangs|vahvistus|turva|kertakäyttö|varmennus)(?:kod|kode|koodi|code)[\w]*"
+    r"|код\s+(?:подтверждения|доступа|безопасности|из\s+смс)|(?:ověřovací|potvrzovací|bezpečnostní)\s+kód"
+    r"|ellenőrző\s+kód|cod\s+de\s+(?:verificare|confirmare|securitate)|κωδικός\s+(?:επαλήθευσης|ασφαλείας)"
+)
 _CODE_LABEL = (
     rf"(?i)(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
-    rf"(?:(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
+    rf"(?:{_OTP_WORDS}"
+    rf"|(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
     rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
@@ -60,12 +75,15 @@ _CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
 # Doors, gates and safes named without the word "code": "the office door is 4417 now".
 _DOOR = (
     r"(?i)(?<![\w\-])(?:door|gate|garage|lock\s*box|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
-    r"|building\s+access|door\s+access|tür|haustür|porte|portail|puerta)(?![\w\-])"
+    r"|building\s+access|door\s+access|tür|haustür|porte|portail|puerta|portón|portão|cancello|portone|deur"
+    r"|drzwi|brama|дверь|калитка|ворота|kapı|dörr|dør|unlock|phone\s+unlock|screen\s+lock|mailbox)(?![\w\-])"
 )
 
 _PATTERNS: tuple[SecretPattern, ...] = (
     # PINs and qualified codes.
-    SecretPattern("pin", re.compile(rf"{_CODE_LABEL}{_CODE_GAP}{_CODE_CONNECT}{_CODE_VALUE}"), 1, code_value),
+    SecretPattern(
+        "pin", re.compile(rf"{_CODE_LABEL}{_CODE_GAP}{_CODE_CONNECT}[\[(]?{_CODE_VALUE}"), 1, code_value
+    ),
     SecretPattern(
         "pin",
         re.compile(
@@ -85,11 +103,26 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         code_value,
     ),
-    # "disarm with 1129", "unlock it with 4821", "punch in 5521".
+    # "disarm with 1129", "unlock it with 4821", "el portal se abre con 1357", "Tür geht mit 2468 auf".
     SecretPattern(
         "pin",
         re.compile(
-            rf"(?i)\b(?:disarms?|arms?|unlocks?|opens?)\s+(?:it\s+|them\s+)?with\s+(?:the\s+)?(?:code\s+|pin\s+)?{_CODE_VALUE}"
+            r"(?i)\b(?:disarms?|arms?|unlocks?|opens?|abre|apre|ouvre|öffnet|geht|otwiera|opent|åbner|öppnas"
+            r"|öppnar|avaa|aukeaa)\s+(?:it\s+|them\s+|sich\s+|se\s+|si\s+)?"
+            r"(?:with|con|com|avec|mit|met|med|kodem|koodilla)\s+"
+            r"(?:the\s+|dem\s+|el\s+|le\s+|il\s+|o\s+)?(?:code\s+|pin\s+|código\s+|codice\s+|kod\s+)?"
+            rf"{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "punch in 5521", "key in 0404 at the side gate", "disarm 4455".
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)\b(?:punch(?:es|ed)?\s+in|key(?:ed)?\s+in|tap\s+in|disarm(?:s|ed)?(?:\s+it|\s+the\s+alarm)?"
+            r"|unlock(?:s|ed)?\s+(?:it|the\s+\w+))\s+(?:the\s+)?(?:code\s+|pin\s+)?"
+            r"([*#]?\d{4,8}[#*]?|\d{1,4}(?:[\- ]\d{1,4}){1,3})(?![\w\-:/]|[.,]\d)"
         ),
         1,
         code_value,
@@ -173,11 +206,13 @@ _PATTERNS: tuple[SecretPattern, ...] = (
 # Lower-case words one of which must be in the text for each pattern above, in order.
 _CODE_HINTS = (
     "pin", "puk", "tan", "otp", "pass", "cod", "kod", "kód", "códi", "код", "combo", "combination",
-    "keypad", "clé", "clef", "geheimzahl",
+    "keypad", "clé", "clef", "geheimzahl", "验证码", "驗證碼", "校验码", "动态码", "コード", "認証番号",
+    "번호", "코드", "รหัส", "mã", "رمز", "קוד", "kodu", "koodi", "kode",
 )  # fmt: skip
 _DOOR_HINTS = (
     "door", "gate", "garage", "lock", "box", "safe", "alarm", "entrance", "access", "tür", "porte",
-    "portail", "puerta",
+    "portail", "puerta", "portón", "portão", "cancello", "portone", "deur", "drzwi", "brama", "дверь",
+    "калитка", "ворота", "kapı", "dörr", "dør", "unlock", "mailbox",
 )  # fmt: skip
 CODE_PATTERNS = with_hints(
     _PATTERNS,
@@ -185,7 +220,8 @@ CODE_PATTERNS = with_hints(
         _CODE_HINTS,
         _DOOR_HINTS,
         ("use", "enter", "type", "with"),
-        ("with",),
+        ("with", "con", "com", "avec", "mit", "met", "med", "kodem", "koodilla"),
+        ("punch", "key", "tap", "disarm", "unlock"),
         ("cod", "cód", "kod", "kód", "код"),
         ("authenticator", "authy", "2fa app", "token generator"),
         ("backup", "recovery", "rescue", "emergency", "scratch"),

@@ -19,14 +19,12 @@ from app.core.privacy.values import (
     plausible_value,
     quoted_or_credential,
 )
+from app.core.privacy.words import PASSWORD_WORDS, SECURITY_ANSWER
 
 # Password words in the languages our users write; `pass` and `pw` only as whole words.
 _PASSWORD = (
-    r"(?:passwords?|passwort|passwd|passcode|passphrase|pwd|psw|pw|pass|mdp|mot\s+de\s+passe|kennwort"
-    r"|contraseña|contrasena|clave|senha|wachtwoord|hasło|haslo|пароль|пароля|parola|salasana"
-    r"|lösenord|losenord|adgangskode|passord|şifre|sifre|heslo|jelszó|jelszo|κωδικός|비밀번호"
-    r"|パスワード|暗証番号|密码|密碼|口令|pre-?shared\s+key|psk|secret(?:\s+key)?|master\s+key"
-    r"|lösenordet|mật\s+khẩu|पासवर्ड|kata\s+sandi(?:nya)?|sandi|şifresi|wachtwoorden|passwörter"
+    rf"(?:{PASSWORD_WORDS}|{SECURITY_ANSWER}"
+    r"|pre-?shared\s+key|psk|secret(?:\s+key)?|master\s+key"
     r"|(?:2fa|totp|otp|mfa|authenticator)\s+(?:seed|secret|key)|clé\s+(?:wi-?fi|wpa\d?)"
     r"|(?:wi-?fi|wlan|wpa\d?|network|wireless|router)[\s\-]+(?:key|code|schlüssel|passwort|password))"
     # "a senha nova é …", "el password nuevo: …": the adjective follows the noun.
@@ -115,8 +113,9 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:using|use|used|chose|picked|set)\s+([^\s:]{4,200})\s+as\s+(?:the|my|our|a)\s+"
-            r"(?:[\w\-]+\s+){0,2}?(?:password|passcode|pin|passphrase)\b"
+            r"(?i)\b(?:using|use|used|chose|picked|set)\s+(\d{3}\s\d{3}|[^\s:]{4,200})\s+as\s+(?:the|my|our|your|a)\s+"
+            r"(?:[\w\-]+\s+){0,2}?(?:password|passcode|pin|passphrase"
+            r"|(?:login|log-in|sign-in|verification|security|one-time|access)\s+code)\b"
         ),
         1,
         credential_like,
@@ -192,6 +191,9 @@ _PASSWORD_HINTS = (
     "парол", "parola", "salasana", "lösenord", "losenord", "adgangskode", "şifre", "sifre", "heslo",
     "jelsz", "κωδικ", "비밀번호", "パスワード", "暗証番号", "密码", "密碼", "口令", "shared key", "psk",
     "secret", "master key", "mật khẩu", "पासवर्ड", "sandi", "seed", "key", "code", "schlüssel", "clé",
+    "parool", "kodeord", "lozink", "лозинк", "gesl", "slaptaž", "lykilor", "pasahitza", "cyfrinair",
+    "nenosiri", "fjalëkalim", "סיסמ", "كلمة", "رمز", "รหัสผ่าน", "পাসওয়ার্ড", "contrase", "contrasinal",
+    "wagwoord", "암호", "answer", "memorable",
 )  # fmt: skip
 _REVERSE_HINTS = ("pass", "pin", "code", "token", "key", "secret", "pw")
 PHRASE_PATTERNS = with_hints(
@@ -204,7 +206,7 @@ PHRASE_PATTERNS = with_hints(
         _PASSWORD_HINTS,
         _REVERSE_HINTS,
         ("password)", "pw)", "pwd)", "pin)", "passcode)"),
-        ("pass", "pin"),
+        ("pass", "pin", "code"),
         ("login", "log-in", "user", "cred", "account", "zugangsdaten", "identifiant", "acceso", "use"),
         ("use",),
         ("admin", "root", "user", "guest", "sa", "postgres", "ubuntu", "pi", "test", "demo"),

@@ -22,18 +22,9 @@ import re
 from dataclasses import dataclass
 
 from app.core.privacy.values import plausible_value
+from app.core.privacy.words import PASSWORD_WORDS, SECURITY_ANSWER
 
-# Password words: the phrase patterns' languages and more (Arabic, Hebrew, Persian, Thai, Baltic,
-# South Slavic, Nordic, Celtic, Malay, Swahili…).
-_PASSWORD_WORDS = (
-    r"passwords?|passwort\w*|passwd|passcode|passphrase|pwd|psw|pw|pass|mdp|mot\s+de\s+passe|kennw[oö]rt\w*"
-    r"|contraseñas?|contrasena|contrasenya|contrasinal|clave|senhas?|wachtwoord\w*|wagwoord|hasł[oa]|haslo"
-    r"|пароль|пароля|паролем|парола|parol[ae]|parool|salasana\w*|lösenord\w*|losenord|adgangskode|kodeord"
-    r"|passord\w*|şifre\w*|sifre\w*|hesl[oa]|jelsz[óo]\w*|κωδικός|συνθηματικό|비밀번호|암호|パスワード"
-    r"|暗証番号|密码|密碼|口令|mật\s+khẩu|पासवर्ड|kata\s+(?:sandi|laluan)|sandi|lozinka|лозинка|geslo"
-    r"|slaptažodis|lykilorð|pasahitza|cyfrinair|nenosiri|fjalëkalim\w*|סיסמה|סיסמא|كلمة\s+(?:المرور|السر)"
-    r"|رمز\s+عبور|รหัสผ่าน|পাসওয়ার্ড|pre-?shared\s+key|psk|passwörter"
-)
+_PASSWORD_WORDS = rf"{PASSWORD_WORDS}|{SECURITY_ANSWER}|pre-?shared\s+key|psk"
 # Words that put a typed value in a login situation.
 _LOGIN_WORDS = (
     r"log-?in|logins|log\s+in|sign\s+in|sign-?in|signin|accounts?|creds?|credentials|sudo|ssh|su|prompt"
@@ -49,9 +40,11 @@ _ANCHOR = re.compile(
     r"|(?P<cjk>パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน)"
 )
 # A connector between a password word and its value: "hint: it's", "is", "set to", "→", "type".
+# It must close the gap, right before the value ("hint: it's Rover2019"), so a preposition after
+# the password word ("password manager on Windows11") is not taken for one.
 _CONNECTOR = re.compile(
-    r"(?i)[:=→]|->|(?<!\w)(?:is|was|are|it['’]s|its|es|est|c['’]est|ist|lautet|é|è|era|je|är|er|on|jest"
-    r"|to|type|enter|use|try|just|then)(?!\w)|['’]s(?!\w)|は|是|는|은"
+    r"(?i)(?:[:=→]|->|(?<!\w)(?:is|was|are|it['’]s|its|es|est|c['’]est|ist|lautet|é|è|era|je|är|er|jest"
+    r"|to|type|enter|use|try|now|just|simply|then)|['’]s|は|是|는|은)\s*$"
 )
 _CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 # A token right after a username or network label is a name: "user: rob2019", "wifi: HomeNet5G".
@@ -74,19 +67,25 @@ _NOT_CANDIDATE = re.compile(
 _CAPS_CODE = re.compile(r"^[A-Z0-9][A-Z0-9_\-]*$")
 # Flags, assignments, markup and lists are code or prose structure, never a typed value.
 _STRUCTURE = re.compile(r"^-|[=\\|()<>{}\[\]\",;/:]")
-_SYMBOLS = set("!@#$%^&*+=?~|€£§")
-_INNER_SYMBOL = re.compile(r"[^\W_][!@#$%^&*+=?~|€£§]+[^\W_]")
+# `*`, `+`, `^`, `|` and `=` glue code, globs and maths (XTerm*color1, C++11, a^2), not passwords.
+_SYMBOLS = set("!@#$%&?~€£§")
+# Typed with no context: letters, digits and a password symbol inside; no `*`, `+`, `_`, `.` or
+# `-`, which glue code, globs and version names (XTerm*color1, C++11-specific, PKCS#12-formatted).
+_TYPED = re.compile(r"[A-Za-z][A-Za-z0-9]*[a-z0-9][!@#$%&?~]+[A-Za-z0-9][A-Za-z0-9!@#$%&?~]{1,28}")
+_INNER_SYMBOL = re.compile(r"[^\W_][!@#$%&?~€£§]+[^\W_]")
 
 
 @dataclass(frozen=True, slots=True)
 class TypedSecret:
     start: int
     end: int
-    shape: str  # "strong" or "medium"
+    shape: str  # "typed", "strong" or "medium"
     context: str  # the anchor word that counted
     score: int
 
     def explain(self) -> str:
+        if not self.context:
+            return f"{self.shape} shape alone (score {self.score})"
         return f"{self.shape} shape + '{self.context}' nearby (score {self.score})"
 
 
@@ -102,6 +101,8 @@ def shape(token: str) -> str | None:
     upper = any(c.isupper() for c in token)
     inner = _INNER_SYMBOL.search(token)
     symbols = sum(c in _SYMBOLS for c in token)
+    if digit and upper and _TYPED.fullmatch(token) and "++" not in token:
+        return "typed"  # Hunter2!Hunter: all four kinds of character, as password rules ask
     if inner and (digit or upper or symbols >= 2):
         return "strong"  # Pa$$w0rd, Adm!nPg, Shells&Sand22, welcomeHome!7
     if token[-1] in _SYMBOLS and token[-2].isalnum() and digit and upper and not token[0].isdigit():
@@ -141,6 +142,8 @@ def find_typed(text: str) -> list[TypedSecret]:
 def _context(
     text: str, start: int, end: int, kind: str, anchors: list[tuple[int, int, str, str]]
 ) -> tuple[int, str] | None:
+    if kind == "typed":
+        return (3, "")  # its shape alone is enough
     base = 2 if kind == "strong" else 1
     best: tuple[int, str] | None = None
     for a_start, a_end, group, word in anchors:
