@@ -32,6 +32,7 @@ from tests.core.privacy.corpus import (  # noqa: E402
 from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round8 import ROUND8_LOOK_ALIKES, ROUND8_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -143,6 +144,8 @@ def main() -> None:
     corpus_scores(detector, label, ROUND6_SECRETS, ROUND6_LOOK_ALIKES)
     label = "round 7 (measured blind after the round-6 fixes: secrets 125/144, PII 10/10, look-alikes 1/156)"
     corpus_scores(detector, label, ROUND7_SECRETS, ROUND7_LOOK_ALIKES)
+    label = "round 8 (another author; measured blind: secrets 167/182, PII 15/18, look-alikes 6/191)"
+    corpus_scores(detector, label, ROUND8_SECRETS, ROUND8_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
