@@ -44,7 +44,9 @@ _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 _PUBLIC = re.compile(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)-----"
     r".*?(?:-----END [A-Z ]+-----|\Z)"
-    r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+",
+    r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
+    # age recipients (public keys; the secret ones start AGE-SECRET-KEY-1).
+    r"|\bage1[02-9ac-hj-np-z]{58}\b",
     re.S,
 )
 CACHE_SIZE = 4096
@@ -155,7 +157,11 @@ def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
 def _secrets(text: str) -> list[Finding]:
     out: list[Finding] = []
     lowered = text.lower()
-    public = [m.span() for m in _PUBLIC.finditer(text)] if ("-----BEGIN" in text or "AAAA" in text) else []
+    public = (
+        [m.span() for m in _PUBLIC.finditer(text)]
+        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text)
+        else []
+    )
     for pattern in SECRET_PATTERNS:
         if pattern.hints and not any(h in lowered for h in pattern.hints):
             continue

@@ -37,9 +37,15 @@ _STRONG_WORDS = (
 # `bypass`, `compass` and `spin` are not labels.
 _WEAK_WORDS = r"pass|pw|psw|pin|psk|mdp"
 _LABEL_WORDS = _STRONG_WORDS  # the high-entropy context words
+# Settings about a credential, not the credential: PASSWORD_RESET_TIMEOUT=259200, secret_name: x.
+_KNOB = (
+    r"(?:timeout|ttl|length|len|min|max|expiry|expires|expiration|age|lifetime|attempts|retries|count|limit"
+    r"|size|policy|name|file|path|dir|url|uri|endpoint|field|type|mode|enabled|required|rounds|algorithm"
+    r"|algo|interval|days|hours|minutes|seconds|version|id|ref|arn|format|encoding|header|param|location)"
+)
 _LABEL = (
     rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-]*?(?:{_STRONG_WORDS})"
-    rf"|(?:[A-Za-z0-9]+[_.\-])*(?:{_WEAK_WORDS}))(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
+    rf"|(?:[A-Za-z0-9]+[_.\-])*(?:{_WEAK_WORDS}))(?:[_.\-](?!{_KNOB}(?![A-Za-z0-9]))[A-Za-z0-9]+)*(?![A-Za-z0-9])"
 )
 _QUOTED_OR_BARE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,400})"
 

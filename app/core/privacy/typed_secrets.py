@@ -44,12 +44,15 @@ _ANCHOR = re.compile(
 # the password word ("password manager on Windows11") is not taken for one.
 _CONNECTOR = re.compile(
     r"(?i)(?:[:=→]|->|(?<!\w)(?:is|was|are|it['’]s|its|es|est|c['’]est|ist|lautet|é|è|era|je|är|er|jest"
-    r"|to|type|enter|use|try|now|just|simply|then)|['’]s|は|是|는|은)\s*$"
+    r"|to|type|enter|use|try|now|just|simply|then)|['’]s|は|是|는|은)"
+    r"(?:\s+(?:literally|actually|basically|just|simply|still|now|probably))?\s*$"
 )
-_CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+# "hint? no hint, it's …": a question mark often pivots inside one thought, so only a full stop,
+# a semicolon or a new line ends the clause.
+_CLAUSE_END = re.compile(r"[.;](?:\s|$)|\n")
 # A token right after a username or network label is a name: "user: rob2019", "wifi: HomeNet5G".
 _USER_LABEL = re.compile(
-    r"(?i)(?:user(?:name)?|login|account|konto|usuario|utilisateur|benutzer(?:name)?|e-?mail|id|u|as|for"
+    r"(?i)(?<!\w)(?:user(?:name)?|login|account|konto|usuario|utilisateur|benutzer(?:name)?|e-?mail|id|u|as|for"
     r"|@|wi-?fi|wlan|ssid|network(?:\s+name)?|netzwerk|réseau|red|rede)\s*[:=]?\s*$"
 )
 # Only tokens holding a digit or a symbol can be candidates; most words are skipped by the regex.
@@ -109,6 +112,8 @@ def shape(token: str) -> str | None:
         return "strong"  # Playa2025!, pgPass2024!
     if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]*[a-z][A-Za-z]*[_\-]?\d{2,6}[!#$*]?", token):
         return "medium"  # Rover2019, tortilla2023, PurpleRain84: a word with digits glued on
+    if upper and len(token) >= 8 and re.fullmatch(r"[A-Z][a-z]+\d{1,6}[A-Z][a-z]+\d*", token):
+        return "medium"  # Stmt8841Acc, Knitting4Ever: capitalised words around digits
     return None
 
 

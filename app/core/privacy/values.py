@@ -41,7 +41,8 @@ _TRAILING = ".,;:!?)]}>'\"`"
 _TEMPLATE = re.compile(
     r"(?i)^(?:your[_\-].*|.*[_\-]here|<.*|\{\{.*|\$\{?.*|%\(?.*|\[.*|\*+|x+|\.+|_+|-+|#+|0+|1234|12345|"
     r"(?:my|some|the)?[_\-]?(?:password|passwd|secret|token|api[_\-]?key|pass|pwd|key|value|user(?:name)?)"
-    r"[_\-]?)$"
+    r"[_\-]?|(?:replace|change|insert|fill|put|enter|set|update)[_\-]?(?:me|this|it|here|in|value)"
+    r"|dummy|sample|fixme|redacted|hidden|secret[_\-]?here|tbc)$"
 )
 _NUMBER = re.compile(r"^[€$£]?\d{1,4}(?:[.,:/]\d+)+[€$£%]?$")
 # Code, not a value: `os.environ['API_KEY']`, `getpass.getpass()`, `request.headers.get(…)`.
@@ -50,13 +51,25 @@ _CODE = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[].*[)\]]$")
 _ASIDE = re.compile(r"^(?:\(|![a-z])")
 
 
+# A value made of mask characters only ("••••••••", "****"), or a run of them in a key
+# ("AKIAXXXXXXXXXXXXXXXX", "sk-xxxxxxxx…"): documentation and screenshots, not a secret.
+_MASK_CHARS = frozenset("•●∙·⋅*xX.…-_#0")
+_PLACEHOLDER_RUN = re.compile(r"([Xx*•●0.])\1{7,}")
+
+
+def not_placeholder_run(value: str) -> bool:
+    """False when most of a vendor key is one filler character (AKIAXXXXXXXXXXXXXXXX)."""
+    run = _PLACEHOLDER_RUN.search(value)
+    return run is None or value.count(run.group(1)) < 0.6 * len(value)
+
+
 def plausible_value(value: str) -> bool:
     """A credential value, not prose: not a stop word, long enough, not a small number."""
     raw = value.strip().strip("'\"`")
     if _ASIDE.match(raw) or _CODE.match(raw):
         return False
     v = value.strip(_TRAILING).strip("'\"`")
-    if len(v) < 4 or v.lower() in _NOT_A_VALUE:
+    if len(v) < 4 or v.lower() in _NOT_A_VALUE or set(v) <= _MASK_CHARS:
         return False
     if "'" in v and v.replace("'", "").isalpha():
         return False  # "secret: it's a surprise" — a contraction is prose

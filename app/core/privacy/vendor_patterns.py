@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from app.core.privacy.pattern import SecretPattern
+from app.core.privacy.values import not_placeholder_run
 
 # A lower-case piece of each vendor's prefix: the regex runs only when the text holds it.
 _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
@@ -50,7 +51,7 @@ _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
 
 
 def _vendor(kind: str, pattern: str) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern), hints=_VENDOR_HINTS[kind])
+    return SecretPattern(kind, re.compile(pattern), check=not_placeholder_run, hints=_VENDOR_HINTS[kind])
 
 
 VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
