@@ -17,7 +17,7 @@ from app.core.privacy.values import code_value
 # PINs and codes: a code word qualified by what it opens or proves (door code, verification
 # code, Bestätigungscode, código de verificación, код подтверждения…). "game PIN" is shared.
 _CODE_QUALIFIER = (
-    r"door|gate|alarm|entry|entrance|access|keypad|lockbox|keybox|key\s*box|padlock|lock|safe|building"
+    r"door|gate|alarm|entry|entrance|access|keypad|lockbox|keybox|key\s*box|key\s*safe|padlock|lock|safe|building"
     r"|garage|house|front[- ]door|verification|verify|security|one[- ]time|2fa|two[- ]factor|mfa|otp"
     r"|sms|log-?in|sign[- ]?in|auth(?:entication)?|unlock|guard|backup|recovery|tür|haustür|eingangs"
     r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
@@ -35,7 +35,7 @@ _OTP_WORDS = (
     r"|codice\s+(?:di\s+)?(?:verifica|sicurezza|conferma|accesso)"
     r"|código\s+(?:de\s+)?(?:verificación|verificação|seguridad|segurança|confirmación|confirmação|acceso|acesso)"
     r"|code\s+(?:de\s+)?(?:vérification|confirmation|sécurité|validation)"
-    r"|[\w]*(?:verificatie|beveiligings|bevestigings|inlog|bekräftelse|verifierings|säkerhets|engångs"
+    r"|(?:verificatie|beveiligings|bevestigings|inlog|bekräftelse|verifierings|säkerhets|engångs"
     r"|bekræftelses|sikkerheds|engangs|vahvistus|turva|kertakäyttö|varmennus)(?:kod|kode|koodi|code)[\w]*"
     r"|код\s+(?:подтверждения|доступа|безопасности|из\s+смс)|(?:ověřovací|potvrzovací|bezpečnostní)\s+kód"
     r"|ellenőrző\s+kód|cod\s+de\s+(?:verificare|confirmare|securitate)|κωδικός\s+(?:επαλήθευσης|ασφαλείας)"
@@ -49,7 +49,7 @@ _CODE_LABEL = (
     rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
     # "door opener code", "the lockbox has code", "Key safe by the door, code": a qualifier a few
     # words before the code word.
-    rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{1,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
+    rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{0,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
     rf"|{_CODE_WORD}\s+(?:to|for)\s+(?:get(?:ting)?\s+in|open(?:ing)?|enter(?:ing)?|unlock(?:ing)?)(?:\s+\w+)?"
     rf"|(?:{_CODE_WORD}|pin|clé|clef)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
     rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
@@ -67,7 +67,7 @@ _CODE_LABEL = (
 _CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
 _CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
 _CODE_CONNECT = (
-    r"(?:\s*(?:[:=：→?]|->|\s-\s)\s*|['’]s\s+"
+    r"(?:\s*(?:[:=：→?]|->|\s[-–—]\s)\s*|['’]s\s+"
     r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
 )
 # Recovery and backup codes: every code-like token in the run after the label.
@@ -150,7 +150,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "recovery-code",
         re.compile(
-            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,4}}?"
+            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,6}}?"
             rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*|[-*•]\s+)?"
             rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
         ),
@@ -160,9 +160,37 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "seed-phrase",
         re.compile(
-            r"(?i)\b(?:(?:seed|recovery|mnemonic|secret|backup)\s+(?:phrase|words)|(?:12|24)\s+words)\b\s*"
+            r"(?i)\b(?:(?:seed|recovery|mnemonic|secret|backup)\s+(?:phrase|words)|(?:12|24)\s+words"
+            r"|(?:wallet|recovery|backup|secret)\s+(?:seed|mnemonic)|(?:seed|mnemonic)(?=\s*[:=]))\b\s*"
             r"(?:[:=]|\s(?:is|are))?\s*"
             r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
+        ),
+        1,
+    ),
+    # "验证码 662910", "登录验证码：804213": CJK labels glue to the word before them.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?:验证码|驗證碼|校验码|动态码|認証コード|確認コード|認証番号|인증\s*번호|인증\s*코드|확인\s*코드|รหัสยืนยัน|รหัส\s*OTP)"
+            r"\s*(?:[:：是为は는은]\s*)?[\[(【「]?\s*(\d{4,8})(?!\d)"
+        ),
+        1,
+    ),
+    # "the code they texted you? … ok it's 730 144": a code someone sent, then a six-digit number.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)\b(?:code|pin|otp)\b[^\n\d]{0,20}?\b(?:texted|sent|sms(?:'?d)?|got|received|emailed|gave)\b"
+            r"[^\n\d]{0,60}?(?<![\d.,:])(\d{3}[ \-]?\d{3})(?![\d.,:])"
+        ),
+        1,
+    ),
+    # An authenticator's setup key typed by hand: base32 in groups of four.
+    SecretPattern(
+        "otp-seed",
+        re.compile(
+            r"(?i)\b(?:setup|secret|manual|2fa|totp|mfa|authenticator)\s+key\b[^\n]{0,20}?(?:\bis\b|:)\s*"
+            r"((?-i:[A-Z2-7]{4}(?:\s?[A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])"
         ),
         1,
     ),
@@ -220,12 +248,29 @@ CODE_PATTERNS = with_hints(
         _CODE_HINTS,
         _DOOR_HINTS,
         ("use", "enter", "type", "with"),
-        ("with", "con", "com", "avec", "mit", "met", "med", "kodem", "koodilla"),
+        (
+            "arm",
+            "unlock",
+            "open",
+            "abre",
+            "apre",
+            "ouvre",
+            "öffnet",
+            "geht",
+            "otwiera",
+            "åbner",
+            "öppna",
+            "avaa",
+            "aukeaa",
+        ),
         ("punch", "key", "tap", "disarm", "unlock"),
         ("cod", "cód", "kod", "kód", "код"),
         ("authenticator", "authy", "2fa app", "token generator"),
         ("backup", "recovery", "rescue", "emergency", "scratch"),
-        ("phrase", "words"),
+        ("phrase", "words", "seed", "mnemonic"),
+        ("验证码", "驗證碼", "校验码", "动态码", "コード", "認証番号", "인증", "확인", "รหัส"),
+        ("texted", "sent", "sms", "got", "received", "emailed", "gave"),
+        ("key",),
         ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
         ("cvv", "cvc", "csc", "cid", "security code"),
         ("ssn", "social"),

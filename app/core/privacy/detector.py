@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from app.core.privacy.code_patterns import CODE_PATTERNS
 from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
+from app.core.privacy.seed_phrases import find_seed_phrases
 from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
@@ -180,6 +181,7 @@ def _secrets(text: str) -> list[Finding]:
         for t in find_typed(text)
         if not any(s <= t.start and t.end <= e for s, e in public)
     )
+    out.extend(Finding(start, end, "seed-phrase", "secrets") for start, end in find_seed_phrases(text))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from app.core.privacy.pattern import SecretPattern, with_hints
+from app.core.privacy.typed_secrets import shape
 from app.core.privacy.values import (
     credential_like,
     direct_value,
@@ -20,6 +21,12 @@ from app.core.privacy.values import (
     quoted_or_credential,
 )
 from app.core.privacy.words import PASSWORD_WORDS, SECURITY_ANSWER
+
+
+def typed_value(value: str) -> bool:
+    """The value looks typed as a secret (typed_secrets.shape): not a name, a word or an id."""
+    return shape(value.rstrip(".,;:?)]}>\"'`")) is not None
+
 
 # Password words in the languages our users write; `pass` and `pw` only as whole words.
 _PASSWORD = (
@@ -181,6 +188,28 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         quoted_or_credential,
     ),
+    # "the wifi at grandma's is Knitting4Ever", "wifi della casa al mare: Spiaggia_Sole23": what a
+    # Wi-Fi "is" is its password when the value is typed-looking (a network name is followed by
+    # "/" and its password, or named by "network"/"SSID", and those are left to the rules above).
+    SecretPattern(
+        "wifi-password",
+        re.compile(
+            r"(?i)(?<![\w\-])(?:wi-?fi|wlan|wifi-?netz|hotspot)(?![\w\-])(?!\s+(?:name|network|ssid|netz))"
+            r"[^\n.:=/]{0,30}?(?:\s(?:is|es|est|ist|é|è|c'est)|\s*[:=])\s+([^\s,;/]{6,63})(?!\s*/)"
+        ),
+        1,
+        typed_value,
+    ),
+    # "Hulu: h.nguyen@outlook.com / SoupDumpling88": a service, a login, a slash, a typed value.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![\w\-])[A-Za-z][\w.\-+ ]{1,30}:\s*"
+            r"(?:[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[a-z][\w.\-]{2,40})\s*/\s*([^\s,;]{6,200})"
+        ),
+        1,
+        typed_value,
+    ),
     # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
     SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
 )
@@ -214,6 +243,8 @@ PHRASE_PATTERNS = with_hints(
         ("auth", "cred", "login"),
         ("wi", "wlan", "wpa", "ssid", "network", "router", "modem"),
         ("wi", "wlan", "ssid", "network"),
+        ("wi", "wlan", "hotspot"),
+        ("/",),
         ("wifi:",),
     ),
 )

@@ -56,7 +56,8 @@ _USER_LABEL = re.compile(
     r"|@|wi-?fi|wlan|ssid|network(?:\s+name)?|netzwerk|réseau|red|rede)\s*[:=]?\s*$"
 )
 # Only tokens holding a digit or a symbol can be candidates; most words are skipped by the regex.
-_TOKEN = re.compile(r"(?<!\S)\S*?[0-9!@#$%^&*+=?~|€£§]\S*")
+# A symbol at a token's end ("really?", "wow!") does not make it one.
+_TOKEN = re.compile(r"(?<!\S)\S*?(?:\d|[!@#$%^&*+=?~|€£§](?=\S))\S*")
 _STRIP_LEAD = "\"'`([{<«“‘"
 _STRIP_TRAIL = "\"'`)]}>»”’.,;:?"
 # Never typed secrets: URLs, e-mails, paths, file names, versions, numbers, capitals-and-digits
@@ -110,8 +111,8 @@ def shape(token: str) -> str | None:
         return "strong"  # Pa$$w0rd, Adm!nPg, Shells&Sand22, welcomeHome!7
     if token[-1] in _SYMBOLS and token[-2].isalnum() and digit and upper and not token[0].isdigit():
         return "strong"  # Playa2025!, pgPass2024!
-    if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]*[a-z][A-Za-z]*[_\-]?\d{2,6}[!#$*]?", token):
-        return "medium"  # Rover2019, tortilla2023, PurpleRain84: a word with digits glued on
+    if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*[_\-]?\d{2,6}[!#$*]?", token):
+        return "medium"  # Rover2019, Spiaggia_Sole23, PurpleRain84: words with digits glued on
     if upper and len(token) >= 8 and re.fullmatch(r"[A-Z][a-z]+\d{1,6}[A-Z][a-z]+\d*", token):
         return "medium"  # Stmt8841Acc, Knitting4Ever: capitalised words around digits
     return None
