@@ -38,6 +38,12 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 _REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
 _CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:call\s+me(?:\s+on|\s+at)?|ring\s+me(?:\s+on)?|text\s+me(?:\s+on|\s+at)?|my\s+(?:mobile|cell|phone)"
+    r"|(?:his|her|their|the)\s+(?:mobile|cell|phone)|mobile|cell|tel\.?|phone|whatsapp|portable|téléphone|handy"
+    r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер)\b"
+)
+_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 # Public material that looks random next to the word "key": certificates, public-key blocks and
@@ -234,10 +240,32 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
     out: list[Finding] = []
     for region in regions or ("ZZ",):
         matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
-        # Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial.
+        out.extend(Finding(m.start, m.end, "phone", "phones") for m in matcher if _dialable(text, m.start))
+    if "+" in text:
+        # "+44 7700 900 731": an international prefix says "phone number" even in ranges
+        # libphonenumber holds unassigned (the UK's drama numbers), so a possible number will do.
+        matcher = phonenumbers.PhoneNumberMatcher(text, "ZZ", leniency=phonenumbers.Leniency.POSSIBLE)
         out.extend(
             Finding(m.start, m.end, "phone", "phones")
             for m in matcher
-            if m.start == 0 or not (text[m.start - 1].isalnum() or text[m.start - 1] in "-/#_")
+            if m.raw_string.startswith("+") and (m.start == 0 or text[m.start - 1] in " \t\n(:")
         )
+    for context in _PHONE_CONTEXT.finditer(text):
+        # "call me on 07700 900482", "mon portable c'est le 06 12 48 97 35": a national number
+        # right after a phone word, read in the regions whose languages use that word.
+        rest = text[context.end() : context.end() + 40]
+        for region in _CONTEXT_REGIONS:
+            found = next(
+                iter(phonenumbers.PhoneNumberMatcher(rest, region, leniency=phonenumbers.Leniency.POSSIBLE)),
+                None,
+            )
+            if found is not None and found.start <= 16 and len(re.sub(r"\D", "", found.raw_string)) >= 9:
+                start = context.end() + found.start
+                out.append(Finding(start, start + len(found.raw_string), "phone", "phones"))
+                break
     return out
+
+
+def _dialable(text: str, start: int) -> bool:
+    """Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial."""
+    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-/#_")
