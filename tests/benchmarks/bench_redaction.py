@@ -33,6 +33,7 @@ from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS 
 from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round8 import ROUND8_LOOK_ALIKES, ROUND8_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round9 import ROUND9_LOOK_ALIKES, ROUND9_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -146,6 +147,8 @@ def main() -> None:
     corpus_scores(detector, label, ROUND7_SECRETS, ROUND7_LOOK_ALIKES)
     label = "round 8 (another author; measured blind: secrets 167/182, PII 15/18, look-alikes 6/191)"
     corpus_scores(detector, label, ROUND8_SECRETS, ROUND8_LOOK_ALIKES)
+    label = "round 9 (another author; measured blind after the round-8 fixes: secrets 181/209, PII 19/20, look-alikes 2/189)"
+    corpus_scores(detector, label, ROUND9_SECRETS, ROUND9_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
