@@ -147,7 +147,10 @@ def main() -> None:
     corpus_scores(detector, label, ROUND7_SECRETS, ROUND7_LOOK_ALIKES)
     label = "round 8 (another author; measured blind: secrets 167/182, PII 15/18, look-alikes 6/191)"
     corpus_scores(detector, label, ROUND8_SECRETS, ROUND8_LOOK_ALIKES)
-    label = "round 9 (another author; measured blind after the round-8 fixes: secrets 181/209, PII 19/20, look-alikes 2/189)"
+    label = (
+        "round 9 (another author; blind after the round-8 fixes: "
+        "secrets 181/209, PII 19/20, look-alikes 2/189)"
+    )
     corpus_scores(detector, label, ROUND9_SECRETS, ROUND9_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
