@@ -23,7 +23,8 @@ _CODE_QUALIFIER = (
     r"|bestätigungs|verifizierungs|sicherheits|zugangs|einmal|d'accès|accès|portail|porte|puerta|portón"
     r"|portão|porta|acceso|anmelde|freischalt|entsperr|tor|cancello|portone|portal|garage\s+door\s+opener"
     r"|storage|bike\s+lock|key\s+safe|lock\s*screen|screen\s+time|voicemail|debit\s+card|credit\s+card"
-    r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?"
+    r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?|barrier|car\s*park|parking"
+    r"|boom\s+gate|turnstile|shed|mailbox|letterbox|postbox|(?:tele(?:fon|phone)?|online|phone)[\s\-]?banking|banking"
 )
 _CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
 # Verification, confirmation and access codes named in one word or a fixed phrase of their own
@@ -46,7 +47,7 @@ _CODE_LABEL = (
     rf"|(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
-    rf"|(?:{_CODE_QUALIFIER})\s*-?\s*{_CODE_WORD}"
+    rf"|(?:{_CODE_QUALIFIER})\s*-?\s*(?:{_CODE_WORD}|pin)"
     # "door opener code", "the lockbox has code", "Key safe by the door, code": a qualifier a few
     # words before the code word.
     rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{0,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
@@ -71,7 +72,7 @@ _CODE_CONNECT = (
     r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
 )
 # Recovery and backup codes: every code-like token in the run after the label.
-_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*"
+_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})*"
 # Doors, gates and safes named without the word "code": "the office door is 4417 now".
 _DOOR = (
     r"(?i)(?<![\w\-])(?:door|gate|garage|lock\s*box|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
@@ -88,7 +89,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         "pin",
         re.compile(
             rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|['’]s|\s(?:is|es|est|ist))\s*"
-            r"([*#]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4})(?![\w\-:/]|[.,]\d)"
+            r"([*#]?[A-Z]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4}|\d(?: \d){3,7})(?![\w\-:/]|[.,]\d)"
         ),
         1,
         code_value,
@@ -150,7 +151,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "recovery-code",
         re.compile(
-            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s+(?![\d])[\w'’.\-]+){{0,6}}?"
+            rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s*\([^)\n]{{1,30}}\))?(?:\s+(?![\d])[\w'’.\-]+){{0,6}}?"
             rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*|[-*•]\s+)?"
             rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
         ),
@@ -162,8 +163,27 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)\b(?:(?:seed|recovery|mnemonic|secret|backup)\s+(?:phrase|words)|(?:12|24)\s+words"
             r"|(?:wallet|recovery|backup|secret)\s+(?:seed|mnemonic)|(?:seed|mnemonic)(?=\s*[:=]))\b\s*"
-            r"(?:[:=]|\s(?:is|are))?\s*"
+            r"(?:[:=]|\s(?:is|are))?\s*[\"'“]?"
             r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
+        ),
+        1,
+    ),
+    # "PIN 0000 changed to 6719": the new code after the change.
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"{_CODE_LABEL}[^\n.]{{0,30}}?\b(?:changed|set|reset|updated)\s+(?:it\s+)?to\s+{_CODE_VALUE}"
+        ),
+        1,
+        code_value,
+    ),
+    # "WhatsApp code: 418-263", "Steam code - 55 21 09": a service's code, six digits as sent.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?<![\w\-])(?!(?i:promo|discount|coupon|gift|referral|zip|postal|post|area|country|error|status|http"
+            r"|qr|bar|source|dress|morse|color|colour|iso|tax|sort|swift|bic|bank|branch|product|voucher)\b)"
+            r"[A-Z][\w]+\s+(?i:code)\s*(?:[:：=]|\s[-–—])\s*(\d{3}[\- ]?\d{3})(?![\d\-])"
         ),
         1,
     ),
@@ -171,7 +191,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            r"(?:验证码|驗證碼|校验码|动态码|認証コード|確認コード|認証番号|인증\s*번호|인증\s*코드|확인\s*코드|รหัสยืนยัน|รหัส\s*OTP)"
+            r"(?:验证码|驗證碼|校验码|动态码|認証コード|確認コード|認証番号|인증\s*번호|인증\s*코드|확인\s*코드|รหัสยืนยัน|รหัส\s*OTP"
+            r"|暗証番号|暗码|密码|密碼|PIN\s*码|PIN\s*コード|비밀번호|핀\s*번호)"
             r"\s*(?:[:：是为は는은]\s*)?[\[(【「]?\s*(\d{4,8})(?!\d)"
         ),
         1,
@@ -180,7 +201,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            r"(?i)\b(?:code|pin|otp)\b[^\n\d]{0,20}?\b(?:texted|sent|sms(?:'?d)?|got|received|emailed|gave)\b"
+            r"(?i)\b(?:code|pin|otp)\b[^\n\d]{0,20}?\b(?:texted|sent|sms(?:'?d)?|got|received|emailed|gave|came"
+            r"|arrived|popped\s+up)\b"
             r"[^\n\d]{0,60}?(?<![\d.,:])(\d{3}[ \-]?\d{3})(?![\d.,:])"
         ),
         1,
@@ -268,8 +290,24 @@ CODE_PATTERNS = with_hints(
         ("authenticator", "authy", "2fa app", "token generator"),
         ("backup", "recovery", "rescue", "emergency", "scratch"),
         ("phrase", "words", "seed", "mnemonic"),
-        ("验证码", "驗證碼", "校验码", "动态码", "コード", "認証番号", "인증", "확인", "รหัส"),
-        ("texted", "sent", "sms", "got", "received", "emailed", "gave"),
+        ("changed", "set", "reset", "updated"),
+        ("code",),
+        (
+            "验证码",
+            "驗證碼",
+            "校验码",
+            "动态码",
+            "コード",
+            "認証番号",
+            "인증",
+            "확인",
+            "รหัส",
+            "暗",
+            "密",
+            "pin",
+            "번호",
+        ),
+        ("texted", "sent", "sms", "got", "received", "emailed", "gave", "came", "arrived", "popped"),
         ("key",),
         ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
         ("cvv", "cvc", "csc", "cid", "security code"),

@@ -32,6 +32,7 @@ _WORD_END = r"(?![A-Za-z0-9_\-])"
 _STRONG_WORDS = (
     r"password|passwort|passwd|passcode|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
     r"|private[_\-]?key|client[_\-]?secret|secret[_\-]?key|auth[_\-]?token|credentials?"
+    r"|(?:mfa|totp|otp|2fa)[_\-]?seed|account[_\-]?key|shared[_\-]?access[_\-]?key"
 )
 # Short keywords that only count on their own or joined by _ . - (`SMTP_PASS`, `ADMIN_PIN`), so
 # `bypass`, `compass` and `spin` are not labels.
@@ -78,7 +79,12 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=high_entropy,
     ),
-    SecretPattern("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"), group=1),
+    SecretPattern(
+        "bearer-token",
+        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"),
+        group=1,
+        check=plausible_value,
+    ),
     # `Authorization: Basic dXNlcjpw…`, `Authorization: Token 9944…`, `Digest …`.
     SecretPattern(
         "auth-header",
@@ -105,6 +111,34 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         ),
         group=1,
         check=url_secret,
+    ),
+    # An OAuth authorization code or magic-link token in a URL: long and random-looking only
+    # (`?code=FR`, `?code=SAVE10` are country and promo codes).
+    SecretPattern(
+        "url-token",
+        re.compile(r"(?i)[?&;](?:code|magic|login_token|ticket|otp|nonce)=([A-Za-z0-9_\-.~]{20,})"),
+        group=1,
+        check=high_entropy,
+    ),
+    # Oracle's user/password@database: jdbc:oracle:thin:hr/pw@//host, sqlplus scott/tiger@orcl.
+    SecretPattern(
+        "connection-string",
+        re.compile(
+            r"(?i)(?:jdbc:oracle:(?:thin|oci8?):|\b(?:sqlplus|rman\s+target|expdp|impdp|exp|imp)\s+)"
+            r"[\w.$#]{1,30}/([^\s@/]{3,100})@"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # A credential-named key and its value as call arguments: define('DB_PASSWORD', 'x'),
+    # config.set("api_token", "x"), os.environ.setdefault('SECRET_KEY', 'x').
+    SecretPattern(
+        "password",
+        re.compile(
+            rf"(?i)\(\s*[\"'][\w.\-]*(?:{_STRONG_WORDS}|pass)[\w.\-]*[\"']\s*,\s*[\"']([^\"'\n]{{3,200}})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
     ),
     # curl -u user:pass, --user user:pass, wget --password=…
     SecretPattern(
@@ -219,7 +253,20 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
     ),
 )
 
-_CREDENTIAL_HINTS = ("pass", "pwd", "psw", "pw", "secret", "token", "key", "credential", "pin", "psk", "mdp")
+_CREDENTIAL_HINTS = (
+    "pass",
+    "pwd",
+    "psw",
+    "pw",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "pin",
+    "psk",
+    "mdp",
+    "seed",
+)
 STRUCTURAL_PATTERNS = with_hints(
     STRUCTURAL_PATTERNS,
     (
@@ -230,6 +277,9 @@ STRUCTURAL_PATTERNS = with_hints(
         ("authorization", "header value"),
         ("://",),
         ("=",),
+        ("=",),
+        ("oracle", "sqlplus", "rman", "expdp", "impdp", "exp ", "imp "),
+        ("(",),
         ("-u", "--user", "--proxy-user"),
         (
             "mysql",

@@ -18,6 +18,7 @@ password") is a modifier, not a value. Each finding keeps its features (`explain
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -30,13 +31,14 @@ _LOGIN_WORDS = (
     r"log-?in|logins|log\s+in|sign\s+in|sign-?in|signin|accounts?|creds?|credentials|sudo|ssh|su|prompt"
     r"|unlock|wi-?fi|wlan|vpn|router|hotspot|type|enter|paste|anmelden|anmeldung|einloggen|konto|zugang"
     r"|compte|connexion|identifiant|cuenta|iniciar\s+sesión|acceso|conta|entrar|accesso|inloggen"
-    r"|logowanie|zaloguj|вход|логин|аккаунт|войти|giriş|hesap|-W|keychain"
+    r"|logowanie|zaloguj|вход|логин|аккаунт|войти|giriş|hesap|-W|keychain|users?|username|keys?"
+    r"|add_user|adduser|useradd|change_password|htpasswd|identified\s+by"
 )
 # Typing verbs count only right before the value ("then type Adm!nPg"): "type" and "enter" are
 # everyday nouns and verbs elsewhere.
-_VERBS = r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力"
+_VERBS = r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力|use|uses|using"
 _ANCHOR = re.compile(
-    rf"(?i)(?<![\w\-])(?:(?P<pw>{_PASSWORD_WORDS})|(?P<login>{_LOGIN_WORDS})|(?P<verb>{_VERBS}))(?![\w\-])"
+    rf"(?i)(?<!\w)(?:(?P<pw>{_PASSWORD_WORDS})|(?P<login>{_LOGIN_WORDS})|(?P<verb>{_VERBS}))(?![\w\-])"
     r"|(?P<cjk>パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน)"
 )
 # A connector between a password word and its value: "hint: it's", "is", "set to", "→", "type".
@@ -76,6 +78,8 @@ _SYMBOLS = set("!@#$%&?~€£§")
 # Typed with no context: letters, digits and a password symbol inside; no `*`, `+`, `_`, `.` or
 # `-`, which glue code, globs and version names (XTerm*color1, C++11-specific, PKCS#12-formatted).
 _TYPED = re.compile(r"[A-Za-z][A-Za-z0-9]*[a-z0-9][!@#$%&?~]+[A-Za-z0-9][A-Za-z0-9!@#$%&?~]{1,28}")
+# Capitalised words joined by "_" or "-", one more part at least, a digit somewhere.
+_JOINED = re.compile(r"[A-Z][a-z]+(?:[_\-](?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]+)+(?:[_\-]?\d{1,6})?[!#$?]?")
 _INNER_SYMBOL = re.compile(r"[^\W_][!@#$%&?~€£§]+[^\W_]")
 
 
@@ -109,13 +113,25 @@ def shape(token: str) -> str | None:
         return "typed"  # Hunter2!Hunter: all four kinds of character, as password rules ask
     if inner and (digit or upper or symbols >= 2):
         return "strong"  # Pa$$w0rd, Adm!nPg, Shells&Sand22, welcomeHome!7
+    if _JOINED.fullmatch(token) and digit and not token[0].isdigit():
+        return "strong"  # Trestle_Table88, Bookworm_Owl_3, Falafel_TLV9: a generated passphrase
+    generated = len(token) >= 8 and _class_changes(token) >= 0.6 * len(token)
+    if generated and sum(c.isupper() for c in token) >= 2 and sum(c.isdigit() for c in token) >= 2:
+        return "strong"  # Pq4Tn8Vx2Lm6: small, capital and digit alternate as in a generated one
     if token[-1] in _SYMBOLS and token[-2].isalnum() and digit and upper and not token[0].isdigit():
         return "strong"  # Playa2025!, pgPass2024!
     if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*[_\-]?\d{2,6}[!#$*]?", token):
         return "medium"  # Rover2019, Spiaggia_Sole23, PurpleRain84: words with digits glued on
     if upper and len(token) >= 8 and re.fullmatch(r"[A-Z][a-z]+\d{1,6}[A-Z][a-z]+\d*", token):
         return "medium"  # Stmt8841Acc, Knitting4Ever: capitalised words around digits
+    if len(token) >= 8 and re.fullmatch(r"[a-z]{3,}\d{2,6}[a-z]{3,}", token):
+        return "medium"  # panda88bamboo
     return None
+
+
+def _class_changes(token: str) -> int:
+    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "s" for c in token]
+    return sum(a != b for a, b in itertools.pairwise(kinds))
 
 
 def find_typed(text: str) -> list[TypedSecret]:

@@ -47,6 +47,11 @@ _TEMPLATE = re.compile(
 _NUMBER = re.compile(r"^[€$£]?\d{1,4}(?:[.,:/]\d+)+[€$£%]?$")
 # Code, not a value: `os.environ['API_KEY']`, `getpass.getpass()`, `request.headers.get(…)`.
 _CODE = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[].*[)\]]$")
+# A reference to where the value lives, not the value: var.db_password, secrets.DB_PASS, env.TOKEN.
+_REFERENCE = re.compile(
+    r"(?i)^(?:var|vars|env|secrets?|config|settings|process\.env|local|locals|data|module|inputs|params|self"
+    r"|this|ctx|context|values|props|options|opts|args|cfg|conf)\.[\w.\[\]'\"]+$"
+)
 # Prose and YAML around a label: "(ask Maria)", "!vault |", "(the usual)".
 _ASIDE = re.compile(r"^(?:\(|![a-z])")
 
@@ -77,7 +82,7 @@ def plausible_value(value: str) -> bool:
         return False  # token_limit=4096, "pwd: 1" — counts, not secrets
     if _NUMBER.match(v):
         return False  # "pass is 2.50", "token: 3.11.4", "pin: 10:30" — prices, versions, times
-    if _TEMPLATE.match(v) or _CODE.match(v) or _ASIDE.match(v) or v.endswith("…"):
+    if _TEMPLATE.match(v) or _CODE.match(v) or _ASIDE.match(v) or v.endswith("…") or _REFERENCE.match(v):
         return False
     return not v.startswith("[SECRET:")
 

@@ -10,7 +10,7 @@ PASSWORD_WORDS = (
     r"|парол\w*|parol[ae]\w*|parool\w*|salasana\w*|lösenord\w*|losenord\w*|adgangskode\w*|kodeord\w*"
     r"|passord\w*|şifre\w*|sifre\w*|hesl[oa]|jelsz[óo]\w*|κωδικός|συνθηματικό|비밀번호|암호|パスワード"
     r"|暗証番号|密码|密碼|口令|mật\s+khẩu|पासवर्ड|kata\s+(?:sandi|laluan)(?:nya)?|sandi|lozink\w*|лозинк\w*"
-    r"|gesl[oa]|slaptažodis|lykilorð|pasahitza|cyfrinair|nenosiri|fjalëkalim\w*|סיסמה|סיסמא"
+    r"|gesl[oa]|slaptažodis|lykilorð|pasahitza|cyfrinair|nenosiri|fjalëkalim\w*|ה?סיסמ[הא]"
     r"|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน|পাসওয়ার্ড|passwörter"
 )
 # The security question's answer is a password by another name.
