@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from app.core.privacy.pattern import SecretPattern, with_hints
+from app.core.privacy.seed_phrases import mostly_seed_words
 from app.core.privacy.values import code_value
 
 # PINs and codes: a code word qualified by what it opens or proves (door code, verification
@@ -167,6 +168,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
             r"((?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})\b"
         ),
         1,
+        mostly_seed_words,
     ),
     # "PIN 0000 changed to 6719": the new code after the change.
     SecretPattern(

@@ -42,7 +42,8 @@ _LABEL_WORDS = _STRONG_WORDS  # the high-entropy context words
 _KNOB = (
     r"(?:timeout|ttl|length|len|min|max|expiry|expires|expiration|age|lifetime|attempts|retries|count|limit"
     r"|size|policy|name|file|path|dir|url|uri|endpoint|field|type|mode|enabled|required|rounds|algorithm"
-    r"|algo|interval|days|hours|minutes|seconds|version|id|ref|arn|format|encoding|header|param|location)"
+    r"|algo|interval|days|hours|minutes|seconds|version|id|ref|arn|format|encoding|header|param|location"
+    r"|hash|hashed|hasher|hashing|digest|scheme|encoder|salt_rounds|strength|complexity|rotation|store|manager)"
 )
 _LABEL = (
     rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-]*?(?:{_STRONG_WORDS})"

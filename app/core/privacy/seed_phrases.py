@@ -38,6 +38,12 @@ def _wordlists() -> tuple[frozenset[str], ...]:
     )
 
 
+def mostly_seed_words(value: str) -> bool:
+    """For a labelled phrase: at least three words in four come from one list (people mistype)."""
+    words = re.findall(r"[^\W\d_]+", value.lower())
+    return any(sum(w in wl for w in words) >= 0.75 * len(words) for wl in _wordlists())
+
+
 def find_seed_phrases(text: str) -> list[tuple[int, int]]:
     """Spans of runs of at least MIN_WORDS words from one BIP-39 list."""
     spans: list[tuple[int, int]] = []

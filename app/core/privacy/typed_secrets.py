@@ -36,7 +36,10 @@ _LOGIN_WORDS = (
 )
 # Typing verbs count only right before the value ("then type Adm!nPg"): "type" and "enter" are
 # everyday nouns and verbs elsewhere.
-_VERBS = r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力|use|uses|using"
+_VERBS = (
+    r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力|use|uses|using|try"
+    r"|(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with"
+)
 _ANCHOR = re.compile(
     rf"(?i)(?<!\w)(?:(?P<pw>{_PASSWORD_WORDS})|(?P<login>{_LOGIN_WORDS})|(?P<verb>{_VERBS}))(?![\w\-])"
     r"|(?P<cjk>パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน)"
@@ -118,7 +121,8 @@ def shape(token: str) -> str | None:
     generated = len(token) >= 8 and _class_changes(token) >= 0.6 * len(token)
     if generated and sum(c.isupper() for c in token) >= 2 and sum(c.isdigit() for c in token) >= 2:
         return "strong"  # Pq4Tn8Vx2Lm6: small, capital and digit alternate as in a generated one
-    if token[-1] in _SYMBOLS and token[-2].isalnum() and digit and upper and not token[0].isdigit():
+    ends = len(token) - len(token.rstrip("".join(_SYMBOLS)))
+    if 0 < ends <= 3 and token[-ends - 1].isalnum() and digit and upper and not token[0].isdigit():
         return "strong"  # Playa2025!, pgPass2024!
     if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*[_\-]?\d{2,6}[!#$*]?", token):
         return "medium"  # Rover2019, Spiaggia_Sole23, PurpleRain84: words with digits glued on

@@ -32,7 +32,7 @@ inactive taped written printed somewhere everywhere nowhere what which who where
 gone lost forgotten same useless obvious predictable random generated temporary default
 standard usual normal different unique personal mine yours ours theirs his hers
 in-app on-file attached enclosed pending coming following given listed above-mentioned
-password passwords pass passwd pwd pw token tokens secret secrets key keys pin code codes
+password passwords pass passwd pwd pw token tokens secret secrets key keys pin code codes files
 your-password your-token your-api-key your-key xxx xxxx none? same-as-before
 """
 _NOT_A_VALUE = frozenset(_STOP_WORDS.split())
@@ -43,6 +43,10 @@ _TEMPLATE = re.compile(
     r"(?:my|some|the)?[_\-]?(?:password|passwd|secret|token|api[_\-]?key|pass|pwd|key|value|user(?:name)?)"
     r"[_\-]?|(?:replace|change|insert|fill|put|enter|set|update)[_\-]?(?:me|this|it|here|in|value)"
     r"|dummy|sample|fixme|redacted|hidden|secret[_\-]?here|tbc)$"
+)
+_TEMPLATE_PART = re.compile(
+    r"(?i)change[_\-]?me|replace[_\-]?(?:me|this)|(?<![a-z])your[_\-]|placeholder|dummy|redacted"
+    r"|example[_\-]?(?:key|token|secret|password)"
 )
 _NUMBER = re.compile(r"^[€$£]?\d{1,4}(?:[.,:/]\d+)+[€$£%]?$")
 # Code, not a value: `os.environ['API_KEY']`, `getpass.getpass()`, `request.headers.get(…)`.
@@ -74,8 +78,10 @@ def plausible_value(value: str) -> bool:
     if _ASIDE.match(raw) or _CODE.match(raw):
         return False
     v = value.strip(_TRAILING).strip("'\"`")
-    if len(v) < 4 or v.lower() in _NOT_A_VALUE or set(v) <= _MASK_CHARS:
+    if len(v) < 4 or v.lower() in _NOT_A_VALUE or set(v) <= _MASK_CHARS or not not_placeholder_run(v):
         return False
+    if _TEMPLATE_PART.search(v):
+        return False  # django-insecure-change-me, sk-your-key-here
     if "'" in v and v.replace("'", "").isalpha():
         return False  # "secret: it's a surprise" — a contraction is prose
     if v.isdigit() and len(v) < 6:

@@ -72,6 +72,21 @@ _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
     "netlify-token": ("nfp_",),
     "fly-token": ("fo1_",),
     "facebook-token": ("eaa",),
+    "pinecone-key": ("pcsk_",),
+    "langsmith-key": ("lsv2_",),
+    "elevenlabs-key": ("sk_",),
+    "hubspot-token": ("pat-",),
+    "plaid-token": ("access-",),
+    "braintree-token": ("access_token$",),
+    "salesforce-token": ("00d",),
+    "azure-ad-secret": ("q~",),
+    "fcm-server-key": ("apa91b",),
+    "adyen-key": ("aqe",),
+    "teams-webhook": ("webhook",),
+    "render-key": ("rnd_",),
+    "ops-token": ("ops_",),
+    "dropbox-token": ("sl.",),
+    "docker-auth": ('"auth"',),
 }
 
 
@@ -155,4 +170,28 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     _vendor("netlify-token", r"\bnfp_[A-Za-z0-9]{36,}\b"),
     _vendor("fly-token", r"\bfo1_[A-Za-z0-9_\-]{40,}"),
     _vendor("facebook-token", r"\bEAA[A-Za-z0-9]{90,}\b"),
+    _vendor("pinecone-key", r"\bpcsk_[A-Za-z0-9_]{40,}\b"),
+    _vendor("langsmith-key", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b"),
+    _vendor("elevenlabs-key", r"\bsk_[a-f0-9]{48}\b"),
+    _vendor(
+        "hubspot-token",
+        r"\bpat-(?:na|eu|ap)\d-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
+    ),
+    _vendor("plaid-token", r"\baccess-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9\-]{27}\b"),
+    _vendor("braintree-token", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+    _vendor("salesforce-token", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"),
+    _vendor(
+        "azure-ad-secret",
+        r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
+    ),
+    _vendor("fcm-server-key", r"\bAAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}"),
+    _vendor("adyen-key", r"\bAQE[a-zA-Z0-9]{4}[A-Za-z0-9+/=_\-]{60,}"),
+    _vendor(
+        "teams-webhook", r"https://[\w.\-]+\.(?:webhook\.office|office)\.com/webhook(?:b2)?/[\w@\-/]{40,}"
+    ),
+    _vendor("render-key", r"\brnd_[A-Za-z0-9]{32}\b"),
+    _vendor("ops-token", r"\bops_[A-Za-z0-9_\-]{40,}"),
+    _vendor("dropbox-token", r"\bsl\.[A-Za-z0-9_\-]{60,}"),
+    # ~/.docker/config.json: "auth": base64(user:password).
+    _vendor("docker-auth", r"(?<=\"auth\": \")[A-Za-z0-9+/]{12,}={0,2}(?=\")"),
 )
