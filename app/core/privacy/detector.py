@@ -23,6 +23,10 @@ from app.core.privacy.seed_phrases import find_seed_phrases
 from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
+# Each hint word is looked for once per text (not once per pattern that names it): with ~140
+# patterns sharing ~360 hints this halves the cost of the gate.
+_ALL_HINTS = tuple(sorted({h for p in SECRET_PATTERNS for h in p.hints}))
+_PATTERN_HINTS = tuple(frozenset(p.hints) for p in SECRET_PATTERNS)
 
 ALL_CLASSES = ("secrets", "cards", "ibans", "emails", "phones")
 PLACEHOLDERS = {"cards": "[CARD]", "ibans": "[IBAN]", "emails": "[EMAIL]", "phones": "[PHONE]"}
@@ -169,8 +173,9 @@ def _secrets(text: str) -> list[Finding]:
         if ("-----BEGIN" in text or "AAAA" in text or "age1" in text)
         else []
     )
-    for pattern in SECRET_PATTERNS:
-        if pattern.hints and not any(h in lowered for h in pattern.hints):
+    present = {h for h in _ALL_HINTS if h in lowered}
+    for pattern, hints in zip(SECRET_PATTERNS, _PATTERN_HINTS, strict=True):
+        if hints and hints.isdisjoint(present):
             continue
         for m in pattern.regex.finditer(text):
             start, end = m.span(pattern.group)
