@@ -34,6 +34,7 @@ from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS 
 from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round8 import ROUND8_LOOK_ALIKES, ROUND8_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round9 import ROUND9_LOOK_ALIKES, ROUND9_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round10 import ROUND10_LOOK_ALIKES, ROUND10_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -152,6 +153,11 @@ def main() -> None:
         "secrets 181/209, PII 19/20, look-alikes 2/189)"
     )
     corpus_scores(detector, label, ROUND9_SECRETS, ROUND9_LOOK_ALIKES)
+    label = (
+        "round 10 (another author; blind after the round-9 fixes, the honest figure: "
+        "secrets 192/214, PII 16/22, look-alikes 2/184)"
+    )
+    corpus_scores(detector, label, ROUND10_SECRETS, ROUND10_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
