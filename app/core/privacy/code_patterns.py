@@ -25,7 +25,8 @@ _CODE_QUALIFIER = (
     r"|portão|porta|acceso|anmelde|freischalt|entsperr|tor|cancello|portone|portal|garage\s+door\s+opener"
     r"|storage|bike\s+lock|key\s+safe|lock\s*screen|screen\s+time|voicemail|debit\s+card|credit\s+card"
     r"|2-step|two-step|2-factor|schloss|tresor|fahrrad|garagen|alarm(?:anlagen)?|barrier|car\s*park|parking"
-    r"|boom\s+gate|turnstile|shed|mailbox|letterbox|postbox|(?:tele(?:fon|phone)?|online|phone)[\s\-]?banking|banking"
+    r"|boom\s+gate|turnstile|shed|mailbox|letterbox|postbox|bike\s+(?:store|shed|room|cage)|bin\s+store"
+    r"|schließfach|schliessfach|spind|intercom|buzzer|домофона?|подъезда|casillero|buzón|trastero|(?:tele(?:fon|phone)?|online|phone)[\s\-]?banking|banking"
 )
 _CODE_WORD = r"(?:code|codes|kod|kód|código|codigo|codice|код|cod)"
 # Verification, confirmation and access codes named in one word or a fixed phrase of their own
@@ -43,8 +44,12 @@ _OTP_WORDS = (
     r"|ellenőrző\s+kód|cod\s+de\s+(?:verificare|confirmare|securitate)|κωδικός\s+(?:επαλήθευσης|ασφαλείας)"
 )
 _CODE_LABEL = (
-    rf"(?i)(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
+    # "Bankkarten-PIN:", "SIM-PIN": a compound ending in PIN (a game's PIN is shared, not secret).
+    rf"(?i)(?:(?<![\w\-])(?!game|kahoot)[^\W\d_]{{2,20}}-pin(?![\w\-])|"
+    rf"(?<![\w\-])(?<!webex\s)(?<!meeting\s)(?<!attendee\s)(?<!conference\s)(?<!host\s)"
     rf"(?:{_OTP_WORDS}"
+    rf"|code\s+(?:secret|confidentiel)|geheimcode|código\s+secreto|codice\s+segreto|(?:doğrulama|onay|güvenlik"
+    rf"|giriş)\s+kod(?:u|unuz|un)"
     rf"|(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
@@ -57,23 +62,24 @@ _CODE_LABEL = (
     rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
     rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
     rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
-    rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+)"
+    rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+"
+    rf"|trastero|buzón|casillero|garage|domofon|домофона|подъезда)"
     rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
     rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
     rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker)"
     rf"|(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|uw|je)\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
-    rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp))"
+    rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp)))"
     rf"(?![\w\-])"
 )
 # Grouped digits first ("739 204", "17-32-08"), so the whole code goes, not its first group.
-_CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+_CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[^\W\d_]*\d)[^\W_]{4,10})(?![\w\-])"
 _CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
 _CODE_CONNECT = (
     r"(?:\s*(?:[:=：→?]|->|\s[-–—]\s)\s*|['’]s\s+"
     r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
 )
 # Recovery and backup codes: every code-like token in the run after the label.
-_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})*"
+_CODE_TOKEN = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,16}(?:-[A-Za-z0-9]{3,16})*"
 # Doors, gates and safes named without the word "code": "the office door is 4417 now".
 _DOOR = (
     r"(?i)(?<![\w\-])(?:door|gate|garage|lock\s*box|keybox|key\s*box|safe|locker|padlock|lock|alarm|entrance"
@@ -91,6 +97,26 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             rf"{_DOOR}{_CODE_GAP}\s*(?:[:=]|['’]s|\s(?:is|es|est|ist))\s*"
             r"([*#]?[A-Z]?\d{4,8}[#*]?|\d{1,2}(?:-\d{1,2}){2,4}|\d(?: \d){3,7})(?![\w\-:/]|[.,]\d)"
+        ),
+        1,
+        code_value,
+    ),
+    # "street door 1590,", "lockbox 4-0-9-2 on the left": a door or box and its code, no verb.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)(?<![\w\-])(?:door|lock\s*box|key\s*box|key\s*safe|keypad|padlock|tür|haustür|porte|portail|puerta)"
+            r"\s+([*#]?\d{4,8}[#*]?|\d(?:-\d){3,7}|\d(?: \d){3,7})"
+            r"(?=\s*(?:[,;.!)]|$|\n|\s(?:on|then|and|please|at\s+the)\b))"
+        ),
+        1,
+        code_value,
+    ),
+    SecretPattern(
+        "pin",
+        re.compile(
+            rf"{_DOOR}\s*[:=]?\s*(?:set|enter|type|press|punch(?:\s+in)?|key\s+in|dial|code)\s+"
+            r"([*#]?\d{4,8}[#*]?|\d(?: \d){3,7}|\d(?:-\d){3,7})(?![\w\-:/]|[.,]\d)"
         ),
         1,
         code_value,
@@ -133,7 +159,10 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            rf"(?i)\b{_CODE_WORD}\s+(?:de|do|da|di|from|von|für|for)\s+[A-Z][\w\-]+\s*(?:es|is|ist|est|é|è|:)\s*"
+            r"(?i)(?<!class\s)(?<!promo\s)(?<!discount\s)(?<!coupon\s)(?<!gift\s)(?<!referral\s)(?<!invite\s)"
+            r"(?<!course\s)(?<!join\s)(?<!meeting\s)(?<!room\s)(?<!game\s)(?<!booking\s)(?<!voucher\s)"
+            rf"\b{_CODE_WORD}\s+(?:de|do|da|di|from|von|für|for)\s+(?-i:(?:[A-Z][\w\-]+\s+){{0,2}}[A-Z][\w\-]+)"
+            rf"\s*(?:es|is|ist|est|é|è|:)\s*"
             rf"{_CODE_VALUE}"
         ),
         1,
@@ -154,7 +183,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             rf"(?i)\b(?:backup|recovery|rescue|emergency|scratch)[\s\-]+(?:codes?|keys?)\b(?:\s*\([^)\n]{{1,30}}\))?(?:\s+(?![\d])[\w'’.\-]+){{0,6}}?"
             rf"\s*(?:[:=]|\s(?:is|are))?\s*(?:\d{{1,2}}[).]\s*|[-*•]\s+)?"
-            rf"({_CODE_TOKEN}(?:[\s,;]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
+            rf"({_CODE_TOKEN}(?:[\s,;/|]+(?:\d{{1,2}}[).]\s*|[-*•]\s+)?{_CODE_TOKEN})*)"
         ),
         1,
     ),
@@ -199,6 +228,15 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         ),
         1,
     ),
+    # "the bank just texted 829 014": a six-digit number right after "texted".
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)\b(?:texted|sms'?d|sent)\s+(?:me\s+|you\s+|us\s+)?(?:the\s+|a\s+)?(?:code\s+)?"
+            r"(?<![\d.,:])(\d{3}[ \-]?\d{3})(?![\d\-]|[.,:]\d)"
+        ),
+        1,
+    ),
     # "the code they texted you? … ok it's 730 144": a code someone sent, then a six-digit number.
     SecretPattern(
         "pin",
@@ -209,6 +247,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         ),
         1,
     ),
+    # pyotp.TOTP('JBSWY3DPEHPK3PXQ'), HOTP("…"): a one-time-password seed in code.
+    SecretPattern("otp-seed", re.compile(r"\b[HT]OTP\(\s*[\"']([A-Z2-7]{16,})=*[\"']"), 1),
     # An authenticator's setup key typed by hand: base32 in groups of four.
     SecretPattern(
         "otp-seed",
@@ -258,18 +298,21 @@ _PATTERNS: tuple[SecretPattern, ...] = (
 # Lower-case words one of which must be in the text for each pattern above, in order.
 _CODE_HINTS = (
     "pin", "puk", "tan", "otp", "pass", "cod", "kod", "kód", "códi", "код", "combo", "combination",
-    "keypad", "clé", "clef", "geheimzahl", "验证码", "驗證碼", "校验码", "动态码", "コード", "認証番号",
-    "번호", "코드", "รหัส", "mã", "رمز", "קוד", "kodu", "koodi", "kode",
+    "keypad", "clé", "clef", "geheimzahl", "secret", "confidentiel", "segreto", "secreto", "验证码",
+    "驗證碼", "校验码", "动态码", "コード", "認証番号", "번호", "코드", "รหัส", "mã", "رمز", "קוד",
+    "kodu", "koodi", "kode",
 )  # fmt: skip
 _DOOR_HINTS = (
     "door", "gate", "garage", "lock", "box", "safe", "alarm", "entrance", "access", "tür", "porte",
     "portail", "puerta", "portón", "portão", "cancello", "portone", "deur", "drzwi", "brama", "дверь",
-    "калитка", "ворота", "kapı", "dörr", "dør", "unlock", "mailbox",
+    "калитка", "ворота", "kapı", "dörr", "dør", "unlock", "mailbox", "intercom", "buzzer", "домофон",
 )  # fmt: skip
 CODE_PATTERNS = with_hints(
     _PATTERNS,
     (
         _CODE_HINTS,
+        _DOOR_HINTS,
+        ("door", "lock", "box", "safe", "keypad", "tür", "porte", "portail", "puerta"),
         _DOOR_HINTS,
         ("use", "enter", "type", "with"),
         (
@@ -309,7 +352,9 @@ CODE_PATTERNS = with_hints(
             "pin",
             "번호",
         ),
+        ("texted", "sent", "sms"),
         ("texted", "sent", "sms", "got", "received", "emailed", "gave", "came", "arrived", "popped"),
+        ("otp(",),
         ("key",),
         ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
         ("cvv", "cvc", "csc", "cid", "security code"),

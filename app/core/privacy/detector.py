@@ -20,6 +20,7 @@ from app.core.privacy.code_patterns import CODE_PATTERNS
 from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
 from app.core.privacy.seed_phrases import find_seed_phrases
+from app.core.privacy.tables import find_table_secrets
 from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
@@ -57,7 +58,9 @@ _PUBLIC = re.compile(
     r".*?(?:-----END [A-Z ]+-----|\Z)"
     r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
     # age recipients (public keys; the secret ones start AGE-SECRET-KEY-1).
-    r"|\bage1[02-9ac-hj-np-z]{58}\b",
+    r"|\bage1[02-9ac-hj-np-z]{58}\b"
+    # Anything named a public key: "minisign public key RWQ…", "pubkey: …", "public_key = …".
+    r"|(?i:\b(?:public|pub)[\s_\-]?key\b|\bpubkey\b)[\"']?\s*[:=]?\s*[\"']?[A-Za-z0-9+/=_\-]{16,}",
     re.S,
 )
 CACHE_SIZE = 4096
@@ -170,7 +173,7 @@ def _secrets(text: str) -> list[Finding]:
     lowered = text.lower()
     public = (
         [m.span() for m in _PUBLIC.finditer(text)]
-        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text)
+        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered)
         else []
     )
     present = {h for h in _ALL_HINTS if h in lowered}
@@ -193,6 +196,7 @@ def _secrets(text: str) -> list[Finding]:
         if not any(s <= t.start and t.end <= e for s, e in public)
     )
     out.extend(Finding(start, end, "seed-phrase", "secrets") for start, end in find_seed_phrases(text))
+    out.extend(Finding(start, end, "password", "secrets") for start, end in find_table_secrets(text))
     return out
 
 

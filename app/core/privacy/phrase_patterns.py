@@ -222,7 +222,7 @@ _PASSWORD_HINTS = (
     "secret", "master key", "mật khẩu", "पासवर्ड", "sandi", "seed", "key", "code", "schlüssel", "clé",
     "parool", "kodeord", "lozink", "лозинк", "gesl", "slaptaž", "lykilor", "pasahitza", "cyfrinair",
     "nenosiri", "fjalëkalim", "סיסמ", "كلمة", "رمز", "รหัสผ่าน", "পাসওয়ার্ড", "contrase", "contrasinal",
-    "wagwoord", "암호", "answer", "memorable",
+    "wagwoord", "암호", "answer", "memorable", "schlüssel", "schluessel", "clé", "clave", "chave",
 )  # fmt: skip
 _REVERSE_HINTS = ("pass", "pin", "code", "token", "key", "secret", "pw")
 PHRASE_PATTERNS = with_hints(

@@ -15,6 +15,7 @@ import re
 
 from app.core.privacy.pattern import SecretPattern, with_hints
 from app.core.privacy.values import (
+    code_value,
     credential_like,
     direct_value,
     high_entropy,
@@ -36,7 +37,8 @@ _STRONG_WORDS = (
 )
 # Short keywords that only count on their own or joined by _ . - (`SMTP_PASS`, `ADMIN_PIN`), so
 # `bypass`, `compass` and `spin` are not labels.
-_WEAK_WORDS = r"pass|pw|psw|pin|psk|mdp"
+# A PIN is a code (code_patterns.py checks its digits): "PIN = birthday" is not one.
+_WEAK_WORDS = r"pass|pw|psw|psk|mdp"
 _LABEL_WORDS = _STRONG_WORDS  # the high-entropy context words
 # Settings about a credential, not the credential: PASSWORD_RESET_TIMEOUT=259200, secret_name: x.
 _KNOB = (
@@ -108,7 +110,8 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         "url-token",
         re.compile(
             r"(?i)[?&;](?:[a-z0-9_\-]*(?:token|secret|password|passwd|pwd|api[_\-]?key|apikey|signature|sig)"
-            r"|key|auth|access_token|x-amz-credential|code_verifier)=([^&\s#\"'<>]{8,})"
+            r"|key|auth|access_token|x-amz-credential|code_verifier|appid|app_?key|app_?secret|subscription-key)"
+            r"=([^&\s#\"'<>]{8,})"
         ),
         group=1,
         check=url_secret,
@@ -120,6 +123,16 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(r"(?i)[?&;](?:code|magic|login_token|ticket|otp|nonce)=([A-Za-z0-9_\-.~]{20,})"),
         group=1,
         check=high_entropy,
+    ),
+    # Client('AC…', 'auth-token'), login("user", "pw"): the second argument of a client or login call.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"\b\w*(?:Client|Auth|auth|login|Login|connect|Connect|Credentials?|Session|session)\s*\(\s*"
+            r"[\"'][^\"'\n]{2,80}[\"']\s*,\s*[\"']([^\"'\n]{6,200})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
     ),
     # Oracle's user/password@database: jdbc:oracle:thin:hr/pw@//host, sqlplus scott/tiger@orcl.
     SecretPattern(
@@ -243,6 +256,17 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=plausible_value,
     ),
+    # ADMIN_PIN=558214, "pin": "0429": a PIN-named setting holds a code (code_value), not a word.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)(?:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])+pin(?:[_.\-]?code)?|[\"']pin(?:[_\-]?code)?[\"'])"
+            r"\s*(?::=|[:=]|=>)\s*[\"']?"
+            r"([*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+        ),
+        group=1,
+        check=code_value,
+    ),
     # A long random-looking string within a few words after a credential word.
     SecretPattern(
         "high-entropy",
@@ -279,6 +303,7 @@ STRUCTURAL_PATTERNS = with_hints(
         ("://",),
         ("=",),
         ("=",),
+        ("client", "auth", "login", "connect", "credential", "session"),
         ("oracle", "sqlplus", "rman", "expdp", "impdp", "exp ", "imp "),
         ("(",),
         ("-u", "--user", "--proxy-user"),
@@ -310,6 +335,7 @@ STRUCTURAL_PATTERNS = with_hints(
         ("_key",),
         ("key", "name"),
         _CREDENTIAL_HINTS,
+        ("pin",),
         (*_CREDENTIAL_HINTS, "pat"),
     ),
 )

@@ -62,7 +62,7 @@ _USER_LABEL = re.compile(
 )
 # Only tokens holding a digit or a symbol can be candidates; most words are skipped by the regex.
 # A symbol at a token's end ("really?", "wow!") does not make it one.
-_TOKEN = re.compile(r"(?<!\S)\S*?(?:\d|[!@#$%^&*+=?~|€£§](?=\S))\S*")
+_TOKEN = re.compile(r"(?<!\S)\S*?(?:\d|_[A-Z]|[!@#$%^&*+=?~|€£§](?=\S))\S*")
 _STRIP_LEAD = "\"'`([{<«“‘"
 _STRIP_TRAIL = "\"'`)]}>»”’.,;:?"
 # Never typed secrets: URLs, e-mails, paths, file names, versions, numbers, capitals-and-digits
@@ -118,6 +118,8 @@ def shape(token: str) -> str | None:
         return "strong"  # Pa$$w0rd, Adm!nPg, Shells&Sand22, welcomeHome!7
     if _JOINED.fullmatch(token) and digit and not token[0].isdigit():
         return "strong"  # Trestle_Table88, Bookworm_Owl_3, Falafel_TLV9: a generated passphrase
+    if _JOINED.fullmatch(token) and token.count("_") >= 2:
+        return "medium"  # Ethernet_Is_Better: three capitalised words joined
     generated = len(token) >= 8 and _class_changes(token) >= 0.6 * len(token)
     if generated and sum(c.isupper() for c in token) >= 2 and sum(c.isdigit() for c in token) >= 2:
         return "strong"  # Pq4Tn8Vx2Lm6: small, capital and digit alternate as in a generated one
@@ -177,7 +179,11 @@ def _context(
             between = text[a_end:start]
             if len(between) > 60 or _CLAUSE_END.search(between):
                 continue
-            if kind == "medium" and (group != "pw" or not _CONNECTOR.search(between)):
+            # A medium value needs a password word before it, joined by a connector or nothing
+            # at all ("pass Ethernet_Is_Better"); "password manager on Windows11" is prose.
+            if kind == "medium" and (
+                group != "pw" or not (_CONNECTOR.search(between) or not between.strip())
+            ):
                 continue
             if group == "verb" and between.strip() not in ("", "in", "the", "it", "in the"):
                 continue

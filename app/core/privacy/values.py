@@ -102,7 +102,7 @@ def code_value(value: str) -> bool:
         return False
     if digits.isdigit():
         return 3 <= len(digits) <= 12
-    return bool(re.fullmatch(r"[A-Za-z0-9]{4,10}", digits)) and any(c.isdigit() for c in digits)
+    return bool(re.fullmatch(r"[^\W_]{4,10}", digits)) and any(c.isdigit() for c in digits)
 
 
 def credential_like(value: str) -> bool:

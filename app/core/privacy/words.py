@@ -12,6 +12,10 @@ PASSWORD_WORDS = (
     r"|暗証番号|密码|密碼|口令|mật\s+khẩu|पासवर्ड|kata\s+(?:sandi|laluan)(?:nya)?|sandi|lozink\w*|лозинк\w*"
     r"|gesl[oa]|slaptažodis|lykilorð|pasahitza|cyfrinair|nenosiri|fjalëkalim\w*|ה?סיסמ[הא]"
     r"|كلمة\s+(?:المرور|السر)|رمز\s+عبور|รหัสผ่าน|পাসওয়ার্ড|passwörter"
+    # Wi-Fi keys by their routers' and systems' own names.
+    r"|(?:wlan-?|wpa-?|wi-?fi-?)?netzwerkschl(?:ü|ue)ssel|wlan-schl(?:ü|ue)ssel|wpa-?schl(?:ü|ue)ssel"
+    r"|sicherheitsschl(?:ü|ue)ssel|clé\s+de\s+sécurité(?:\s+(?:du\s+)?réseau)?|clave\s+de\s+(?:red|seguridad)"
+    r"|chave\s+de\s+segurança|(?:network\s+)?security\s+key|wpa2?\s+key"
 )
 # The security question's answer is a password by another name.
 SECURITY_ANSWER = (
