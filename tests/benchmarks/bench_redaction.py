@@ -1,6 +1,6 @@
 """Redaction benchmark: precision/recall on the labelled corpus, false positives on real chat, speed.
 
-Run: .venv/bin/python tests/benchmarks/bench_redaction.py
+Run: .venv/bin/python tests/benchmarks/bench_redaction.py [--compare ../main]
 Goals (issue 14): recall >= 0.95 on secrets, <= 2 % of look-alikes changed. Real chat: the LoCoMo
 development split (../shared/data, skipped when absent) and the in-repo insight-eval chats hold no
 secrets, so every masked turn there is a false positive; the injection flag is measured there too.
@@ -132,6 +132,40 @@ def speed(texts: list[str]) -> None:
           f"max {max(timings):.2f} ms (uncached)")  # fmt: skip
 
 
+def compare(other_root: Path, texts: list[str], rounds: int = 6) -> None:
+    """Same process, alternating: a page of 10 uncached hits with another checkout's detector
+    (e.g. main's) and this one's. The other package is copied under a new name so both load."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="redaction-compare-"))
+    shutil.copytree(other_root / "app" / "core" / "privacy", tmp / "other_privacy")
+    for path in (tmp / "other_privacy").glob("*.py"):
+        path.write_text(path.read_text(encoding="utf-8").replace("app.core.privacy.", "other_privacy."))
+    sys.path.insert(0, str(tmp))
+    from other_privacy.detector import Detector as Other  # type: ignore[import-not-found]
+
+    pages = [texts[i : i + 10] for i in range(0, len(texts) - 10, 10)]
+    Detector().mask("warm up")
+    Other().mask("warm up")
+    wall: dict[str, list[float]] = {"other": [], "this": []}
+    cpu = {"other": 0.0, "this": 0.0}
+    for r in range(rounds):
+        order = [("other", Other), ("this", Detector)]
+        for label, cls in order if r % 2 == 0 else order[::-1]:
+            detector, started = cls(), time.process_time()
+            for page in pages:
+                t = time.perf_counter()
+                for text in page:
+                    detector.mask(text)
+                wall[label].append((time.perf_counter() - t) * 1000)
+            cpu[label] += time.process_time() - started
+    for label, name in (("other", str(other_root)), ("this", "this checkout")):
+        print(f"page of 10 ({name}): median {statistics.median(wall[label]):.3f} ms wall, "
+              f"{cpu[label] / len(wall[label]) * 1000:.3f} ms CPU")  # fmt: skip
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     detector = Detector()
@@ -161,6 +195,8 @@ def main() -> None:
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
+    if "--compare" in sys.argv:  # --compare ../main: the cost against another checkout's detector
+        compare(Path(sys.argv[sys.argv.index("--compare") + 1]).resolve(), texts)
 
 
 if __name__ == "__main__":
