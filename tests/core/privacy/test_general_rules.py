@@ -55,3 +55,16 @@ def test_a_password_column_is_masked_in_every_row() -> None:
 def test_tables_without_credential_values_are_left_alone(text: str) -> None:
     assert find_table_secrets(text) == []
     assert DETECTOR.mask(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("her mobile +44 7700 900 731", "her mobile [PHONE]"),  # a + prefix, in a range held unassigned
+        ("mon portable c'est le 06 12 48 97 35", "mon portable c'est le [PHONE]"),  # after a phone word
+        ("build 3.8.1+20240301 passed", "build 3.8.1+20240301 passed"),  # a + glued to a version
+        ("ring 020 7946 0958 tomorrow", "ring 020 7946 0958 tomorrow"),  # no phone word: regions decide
+    ],
+)
+def test_phone_numbers_by_prefix_or_phone_word(text: str, masked: str) -> None:
+    assert Detector(["phones"]).mask(text) == masked
