@@ -51,6 +51,7 @@ _CODE_LABEL = (
     rf"|code\s+(?:secret|confidentiel)|geheimcode|código\s+secreto|codice\s+segreto|(?:doğrulama|onay|güvenlik"
     rf"|giriş)\s+kod(?:u|unuz|un)"
     rf"|(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
+    rf"|magic\s+(?:link\s+)?code|sign-?in\s+code|login\s+code"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
     rf"|(?:{_CODE_QUALIFIER})\s*-?\s*(?:{_CODE_WORD}|pin)"
@@ -58,7 +59,7 @@ _CODE_LABEL = (
     # words before the code word.
     rf"|(?:{_CODE_QUALIFIER})(?:[\s,]+[\w'’\-]+){{0,4}}?[\s,]+(?:{_CODE_WORD}|pin|combination|combo)"
     rf"|{_CODE_WORD}\s+(?:to|for)\s+(?:get(?:ting)?\s+in|open(?:ing)?|enter(?:ing)?|unlock(?:ing)?)(?:\s+\w+)?"
-    rf"|(?:{_CODE_WORD}|pin|clé|clef)\s+(?:de\s+la\s+|de\s+l'|du\s+|de\s+|della\s+|do\s+|da\s+)?"
+    rf"|(?:{_CODE_WORD}|pin|clé|clef)\s+(?:de\s+la\s+|de\s+l['’]|d['’]|du\s+|de\s+|della\s+|do\s+|da\s+)?"
     rf"(?:el\s+|del\s+|della\s+|dello\s+|do\s+|da\s+)?"
     rf"(?:porte|portail|puerta|porta|portão|entrée|immeuble|alarme|alarma|acceso|accès|vérification"
     rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
@@ -72,7 +73,11 @@ _CODE_LABEL = (
     rf"(?![\w\-])"
 )
 # Grouped digits first ("739 204", "17-32-08"), so the whole code goes, not its first group.
-_CODE_VALUE = r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[^\W\d_]*\d)[^\W_]{4,10})(?![\w\-])"
+_CODE_VALUE = (
+    r"(\d{1,4}(?:[\- ]\d{1,4}){1,5}|[*#]?\d{3,12}[#*]?|(?=[^\W\d_]*\d)[^\W_]{4,10}"
+    # "LKQ-77P": capitals and digits in short dashed groups, as sign-in codes are sent.
+    r"|(?=[A-Z\-]*\d)(?-i:[A-Z0-9]{2,6}(?:-[A-Z0-9]{2,6}){1,2}))(?![\w\-])"
+)
 _CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
 _CODE_CONNECT = (
     r"(?:\s*(?:[:=：→?]|->|\s[-–—]\s)\s*|['’]s\s+"
@@ -131,12 +136,13 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         code_value,
     ),
-    # "disarm with 1129", "unlock it with 4821", "el portal se abre con 1357", "Tür geht mit 2468 auf".
+    # "disarm with 1129", "unlock it with 4821", "disarm the alarm with 9087",
+    # "el portal se abre con 1357", "Tür geht mit 2468 auf".
     SecretPattern(
         "pin",
         re.compile(
             r"(?i)\b(?:disarms?|arms?|unlocks?|opens?|abre|apre|ouvre|öffnet|geht|otwiera|opent|åbner|öppnas"
-            r"|öppnar|avaa|aukeaa)\s+(?:it\s+|them\s+|sich\s+|se\s+|si\s+)?"
+            r"|öppnar|avaa|aukeaa)\s+(?:it\s+|them\s+|sich\s+|se\s+|si\s+|the\s+[^\W\d_]+\s+)?"
             r"(?:with|con|com|avec|mit|met|med|kodem|koodilla)\s+"
             r"(?:the\s+|dem\s+|el\s+|le\s+|il\s+|o\s+)?(?:code\s+|pin\s+|código\s+|codice\s+|kod\s+)?"
             rf"{_CODE_VALUE}"
@@ -144,11 +150,11 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         code_value,
     ),
-    # "punch in 5521", "key in 0404 at the side gate", "disarm 4455".
+    # "punch in 5521", "punch 7402# on the pad", "key in 0404 at the side gate", "disarm 4455".
     SecretPattern(
         "pin",
         re.compile(
-            r"(?i)\b(?:punch(?:es|ed)?\s+in|key(?:ed)?\s+in|tap\s+in|disarm(?:s|ed)?(?:\s+it|\s+the\s+alarm)?"
+            r"(?i)\b(?:punch(?:es|ed)?(?:\s+in)?|key(?:ed)?\s+in|tap\s+in|disarm(?:s|ed)?(?:\s+it|\s+the\s+alarm)?"
             r"|unlock(?:s|ed)?\s+(?:it|the\s+\w+))\s+(?:the\s+)?(?:code\s+|pin\s+)?"
             r"([*#]?\d{4,8}[#*]?|\d{1,4}(?:[\- ]\d{1,4}){1,3})(?![\w\-:/]|[.,]\d)"
         ),
@@ -268,10 +274,20 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         ),
         1,
     ),
+    # UK sort codes and Australian BSBs travel with the account number: "sort code 30-96-14".
+    SecretPattern(
+        "bank-account",
+        re.compile(
+            r"(?i)\b(?:sort[\s\-]*code|bsb)\s*(?:is|:|=|#)?\s*"
+            r"(\d{2}[\- ]\d{2}[\- ]\d{2}|\d{3}-\d{3}|\d{6})(?![\d\-])"
+        ),
+        1,
+    ),
     SecretPattern(
         "card-cvv",
         re.compile(
-            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|(?:card\s+)?security\s+code(?:\s+on\s+the\s+back)?)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
+            r"(?i)\b(?:cvv2?|cvc2?|csc|cid|(?:card\s+)?security\s+code(?:\s+on\s+the\s+back)?"
+            r"|(?:karten)?prüf(?:ziffer|nummer|zahl)|cryptogramme(?:\s+visuel)?|código\s+de\s+seguridad)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
         ),
         1,
     ),
@@ -357,7 +373,8 @@ CODE_PATTERNS = with_hints(
         ("otp(",),
         ("key",),
         ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
-        ("cvv", "cvc", "csc", "cid", "security code"),
+        ("sort", "bsb"),
+        ("cvv", "cvc", "csc", "cid", "security code", "prüf", "cryptogramme", "código de seguridad"),
         ("ssn", "social"),
         ("passport", "id card", "identity card", "licen", "ausweis", "pasaporte", "passeport"),
     ),

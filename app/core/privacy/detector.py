@@ -46,7 +46,8 @@ _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:call\s+me(?:\s+on|\s+at)?|ring\s+me(?:\s+on)?|text\s+me(?:\s+on|\s+at)?|my\s+(?:mobile|cell|phone)"
     r"|(?:his|her|their|the)\s+(?:mobile|cell|phone)|mobile|cell|tel\.?|phone|whatsapp|portable|téléphone|handy"
-    r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер)\b"
+    r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер"
+    r"|appel(?:le|ez)[\s\-]moi|rappel(?:le|ez)[\s\-]moi|ruf\s+mich|llámame|llamame|chiamami|me\s+liga|bel\s+me)\b"
 )
 _CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).

@@ -28,6 +28,17 @@ def typed_value(value: str) -> bool:
     return shape(value.rstrip(".,;:?)]}>\"'`")) is not None
 
 
+# "postgres:16-alpine", "ubuntu:22.04-minimal": an image tag (a version and a variant).
+_IMAGE_TAG = re.compile(
+    r"(?i)^v?\d+(?:\.\d+)*(?:-[a-z][a-z0-9.]*)*$|^(?:latest|stable|slim|alpine)(?:-[\w.]+)*$"
+)
+
+
+def not_image_tag(value: str) -> bool:
+    """`admin:Adm1n#24` is a password; `postgres:16-alpine` is a container image and its tag."""
+    return credential_like(value) and not _IMAGE_TAG.match(value.rstrip(".,;:!?)]}>"))
+
+
 # Password words in the languages our users write; `pass` and `pw` only as whole words.
 _PASSWORD = (
     rf"(?:{PASSWORD_WORDS}|{SECURITY_ANSWER}"
@@ -64,7 +75,8 @@ _COPULA = (
 )
 # Articles and pronouns never start a value; excluding them lets the regex try the next parse.
 _NOT_ARTICLE = r"(?!(?:the|a|an|my|your|our|this|that|it|is|in|on|for|to)\b)"
-_VALUE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,200})"
+# Four or more groups of four digits first: a router's Wi-Fi key as printed ("4471 2209 8836 …").
+_VALUE = r"(\d{4}(?: \d{4}){3,7}(?![\d\-])|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,200})"
 _WORD_VALUE = r"([^\W\d_]{4,40})(?=\s*(?:[.!?,;)]|$|\n))"
 
 
@@ -131,7 +143,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use)"
+            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use"
+            r"|(?:basic[\s\-])?auth)"
             r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*(?:[:=→]|->)\s*|\s+(?:are|is|sind|sont|son)\s+)"
             r"[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
         ),
@@ -149,7 +162,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
             r"[:/]([^\s@/:]{4,200})(?=\s|$|[,;])"
         ),
         1,
-        credential_like,
+        not_image_tag,
     ),
     SecretPattern(
         "password",
@@ -210,6 +223,17 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         typed_value,
     ),
+    # "Security Q: first pet = Marzipan", "the security question (maiden name) is Abernathy": the
+    # answer is one word closing the clause; the stop list keeps "is required" and "is stupid".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\bsecurity\s+(?:q|question|questions)\b[^\n=]{0,50}?(?:=|->|\s(?:is|was))\s*"
+            r"([^\W\d_][\w'’\-]{2,40})(?=\s*(?:[.!?,;)]|$|\n))"
+        ),
+        1,
+        last_word_value,
+    ),
     # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
     SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
 )
@@ -236,7 +260,18 @@ PHRASE_PATTERNS = with_hints(
         _REVERSE_HINTS,
         ("password)", "pw)", "pwd)", "pin)", "passcode)"),
         ("pass", "pin", "code"),
-        ("login", "log-in", "user", "cred", "account", "zugangsdaten", "identifiant", "acceso", "use"),
+        (
+            "login",
+            "log-in",
+            "user",
+            "cred",
+            "account",
+            "zugangsdaten",
+            "identifiant",
+            "acceso",
+            "use",
+            "auth",
+        ),
         ("use",),
         ("admin", "root", "user", "guest", "sa", "postgres", "ubuntu", "pi", "test", "demo"),
         ("u",),
@@ -245,6 +280,7 @@ PHRASE_PATTERNS = with_hints(
         ("wi", "wlan", "ssid", "network"),
         ("wi", "wlan", "hotspot"),
         ("/",),
+        ("security q",),
         ("wifi:",),
     ),
 )

@@ -105,6 +105,13 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=url_secret,
     ),
+    # A key alone as the URL's user (Sentry DSNs, token-as-username git remotes): long and random.
+    SecretPattern(
+        "url-token",
+        re.compile(r"\b[a-z][a-z0-9+.\-]*://([A-Za-z0-9_\-]{20,200})@"),
+        group=1,
+        check=high_entropy,
+    ),
     # Credentials in a query string: `?api_key=…`, `&token=…`, `X-Amz-Signature=…`, `?secret=` (TOTP).
     SecretPattern(
         "url-token",
@@ -300,6 +307,7 @@ STRUCTURAL_PATTERNS = with_hints(
         ("akia", "asia"),
         ("bearer",),
         ("authorization", "header value"),
+        ("://",),
         ("://",),
         ("=",),
         ("=",),

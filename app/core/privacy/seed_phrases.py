@@ -1,12 +1,12 @@
 """Wallet seed phrases with no label: 12 to 24 words in a row, all from one BIP-39 word list.
 
 A labelled seed phrase is a code pattern ("seed phrase: …"); people also paste the words alone or
-as a numbered list ("1. canyon 2. velvet …"). Each BIP-39 list holds 2,048 words but none of the
-little words prose is made of ("the", "is", "to", "my"), so twelve of them in a row, separated by
-nothing but spaces, commas or list numbers, do not happen in ordinary text: across 2,760 chat turns
-and 646,000 lines of manual pages the longest run was 11 (one word repeated in a table), which is
-why at least 8 different words are also required. The lists come from `mnemonic` (Trezor's
-reference implementation), loaded on first use.
+as a numbered list ("1. canyon 2. velvet …", "1 canyon 2 velvet …"). Each BIP-39 list holds
+2,048 words but none of the little words prose is made of ("the", "is", "to", "my"), so twelve of
+them in a row, separated by nothing but spaces, commas or list numbers, do not happen in ordinary
+text: across 2,760 chat turns and 646,000 lines of manual pages the longest run was 11 (one word
+repeated in a table), which is why at least 8 different words are also required. The lists come
+from `mnemonic` (Trezor's reference implementation), loaded on first use.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ MIN_DISTINCT = 8
 # Latin-script lists: the words of a run must all come from the same one.
 LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech")
 _TOKEN = re.compile(r"\S+")
-_NUMBERING = re.compile(r"\d{1,2}[.)]|[-*•]")
+_NUMBERING = re.compile(r"\d{1,2}[.):]?|[-*•]")
 # A cheap first pass: twelve or more words of 3–10 letters separated only by spaces, commas and
 # list numbers. Only such runs are looked up in the word lists.
 _WORD = r"[a-zà-ž]{3,10}"  # every list's words are lower-case, 3 to 10 letters
-_NUMBER = r"(?:(?:\d{1,2}[.)]|[-*•])\s+)?"
+_NUMBER = r"(?:(?:\d{1,2}[.):]?|[-*•])\s+)?"
 _RUN = re.compile(rf"(?<!\S)(?>(?:{_NUMBER}{_WORD},?\s+){{11,}}){_NUMBER}{_WORD}")
 
 

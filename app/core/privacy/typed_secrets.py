@@ -40,6 +40,7 @@ _VERBS = (
     r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力|use|uses|using|try"
     r"|(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with"
 )
+_UNLOCK_VERB = re.compile(r"(?i)(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with")
 _ANCHOR = re.compile(
     rf"(?i)(?<!\w)(?:(?P<pw>{_PASSWORD_WORDS})|(?P<login>{_LOGIN_WORDS})|(?P<verb>{_VERBS}))(?![\w\-])"
     r"|(?P<cjk>パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน)"
@@ -84,6 +85,9 @@ _TYPED = re.compile(r"[A-Za-z][A-Za-z0-9]*[a-z0-9][!@#$%&?~]+[A-Za-z0-9][A-Za-z0
 # Capitalised words joined by "_" or "-", one more part at least, a digit somewhere.
 _JOINED = re.compile(r"[A-Z][a-z]+(?:[_\-](?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]+)+(?:[_\-]?\d{1,6})?[!#$?]?")
 _INNER_SYMBOL = re.compile(r"[^\W_][!@#$%&?~€£§]+[^\W_]")
+# One digit standing for a letter inside a word (Sh1p, prom3theus); "mp3s", "h264", "i18n" and
+# "k8s" hold no such run of letter, digit, letter with two letters on one side.
+_LEET = re.compile(r"[a-z]\d[a-z]{2}|[a-z]{2}\d[a-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +132,18 @@ def shape(token: str) -> str | None:
         return "strong"  # Playa2025!, pgPass2024!
     if not token[0].isdigit() and re.fullmatch(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*[_\-]?\d{2,6}[!#$*]?", token):
         return "medium"  # Rover2019, Spiaggia_Sole23, PurpleRain84: words with digits glued on
+    if upper and len(token) >= 8 and _LEET.search(token) and not token[0].isdigit():
+        return "strong"  # Sh1pItFriday, prom3theus-Fire, Tr3ehouse_9: a digit for a letter in a word
     if upper and len(token) >= 8 and re.fullmatch(r"[A-Z][a-z]+\d{1,6}[A-Z][a-z]+\d*", token):
         return "medium"  # Stmt8841Acc, Knitting4Ever: capitalised words around digits
     if len(token) >= 8 and re.fullmatch(r"[a-z]{3,}\d{2,6}[a-z]{3,}", token):
         return "medium"  # panda88bamboo
+    if (
+        upper
+        and len(token) >= 8
+        and re.fullmatch(r"[a-z]{3,}(?:[_\-][A-Za-z][a-z]+)*[_\-][A-Z][a-z]{2,}", token)
+    ):
+        return "medium"  # blueheron_Pond: a plain word joined to a capitalised one
     return None
 
 
@@ -181,13 +193,17 @@ def _context(
                 continue
             # A medium value needs a password word before it, joined by a connector or nothing
             # at all ("pass Ethernet_Is_Better"); "password manager on Windows11" is prose.
-            if kind == "medium" and (
-                group != "pw" or not (_CONNECTOR.search(between) or not between.strip())
+            # "the laptop unlocks with mango_sunrise_07": what opens a device is its password.
+            unlocks = group == "verb" and _UNLOCK_VERB.fullmatch(word) is not None and not between.strip()
+            if (
+                kind == "medium"
+                and not unlocks
+                and (group != "pw" or not (_CONNECTOR.search(between) or not between.strip()))
             ):
                 continue
             if group == "verb" and between.strip() not in ("", "in", "the", "it", "in the"):
                 continue
-            weight = 2 if group == "pw" else 1
+            weight = 2 if group == "pw" or unlocks else 1
         elif a_start >= end:
             between = text[end:a_start]
             # After the value only for strong shapes, and never as a modifier ("Outlook365 password").

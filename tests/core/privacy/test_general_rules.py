@@ -68,3 +68,74 @@ def test_tables_without_credential_values_are_left_alone(text: str) -> None:
 )
 def test_phone_numbers_by_prefix_or_phone_word(text: str, masked: str) -> None:
     assert Detector(["phones"]).mask(text) == masked
+
+
+# Session 6 (round-11 fixes), each rule shown on text of its own, not the round's sentences.
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # a digit for a letter inside a word, with a capital: a typed password next to a login word
+        ("the wiki login is mtorres / W1ndmillRoad", "the wiki login is mtorres / [SECRET:password]"),
+        ("Portainer: admin / c0rncob-Pipe", "Portainer: admin / [SECRET:password]"),
+        # a plain word joined to a capitalised one, right after a password word
+        ("pw silverfox_Den for the forum", "pw [SECRET:password] for the forum"),
+        # what opens a device is its password
+        ("the tablet unlocks with ocean_breeze_44", "the tablet unlocks with [SECRET:password]"),
+        # security questions: the one-word answer
+        (
+            "Security question: childhood street = Larkspur",
+            "Security question: childhood street = [SECRET:password]",
+        ),
+        # a token alone as the URL's user (Sentry-style DSN)
+        (
+            "dsn https://0a1b2c3d4e5f60718293a4b5c6d7e8f9@sentry.example.org/42",
+            "dsn https://[SECRET:url-token]@sentry.example.org/42",
+        ),
+        # UK sort codes and Australian BSBs, dashed or spaced
+        (
+            "sort code 12 34 56 and account 11223344",
+            "sort code [SECRET:bank-account] and account [SECRET:bank-account]",
+        ),
+        # a router key printed in groups of four digits
+        ("WPA-Schlüssel: 1122 3344 5566 7788 9900", "WPA-Schlüssel: [SECRET:password]"),
+        # door codes: a bare "punch", "disarm the <thing> with", French "code d'accès"
+        ("punch 5519# at the side door", "punch [SECRET:pin] at the side door"),
+        (
+            "open the shed with 2741 and leave the key inside",
+            "open the shed with [SECRET:pin] and leave the key inside",
+        ),
+        ("code d'accès résidence : C2093", "code d'accès résidence : [SECRET:pin]"),
+        # sign-in codes in dashed capitals
+        ("your login code: QPX-41T", "your login code: [SECRET:pin]"),
+        # card check digits in German
+        ("Kartenprüfnummer 482", "Kartenprüfnummer [SECRET:card-cvv]"),
+        # a seed phrase numbered without dots
+        (
+            "1 abandon 2 ability 3 able 4 about 5 above 6 absent 7 absorb 8 abstract 9 absurd 10 abuse"
+            " 11 access 12 accident",
+            "1 [SECRET:seed-phrase]",
+        ),
+    ],
+)
+def test_round11_rules(text: str, masked: str) -> None:
+    assert Detector(["secrets"]).mask(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "image: redis:7.2-alpine",  # a container image and its tag
+        "FROM ubuntu:22.04",
+        "the security question is required",  # talk about the question, not an answer
+        "switched the codec to h264Main for the stream",  # not a letter-digit-letter word
+        "sort code lookups are free on the bank's site",
+        "https://docs.example.com/guide@v2",  # no token as the URL's user
+        "Kubernetes k8s_Cluster notes",
+    ],
+)
+def test_round11_look_alikes_stay(text: str) -> None:
+    assert Detector().mask(text) == text
+
+
+def test_french_phone_word_appelle_moi() -> None:
+    assert Detector(["phones"]).mask("appelez-moi au 06 12 48 97 35") == "appelez-moi au [PHONE]"
