@@ -2,9 +2,9 @@
 
 The author (helper `blind2`) read only the format of an earlier round, never the detector's code,
 its tests' results, the benchmark output or the privacy sections of docs/benchmarks.md, and did
-not read rounds 8-10. The texts imitate what people write in Slack, Discord, Telegram, e-mail and
+not read rounds 8-10 (a script only checked that no text or value repeats theirs). The texts imitate what people write in Slack, Discord, Telegram, e-mail and
 notes. Frozen before the detector was run on it: its score is an honest estimate for unseen text.
-Every value is made up (random, with the right shape) or a documented test value.
+Every value is made up (random, with the right shape); none is copied from vendor docs or other rounds.
 Kinds in PII (email, phone, card, iban) count as personal data; every other kind is a secret.
 """
 
@@ -101,7 +101,7 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
     ("Code d'entrée immeuble : B4527", ("B4527",), "door-code"),
     ("Türcode fürs Treppenhaus: 2468A", ("2468A",), "door-code"),
     ("el código del portal es 1793", ("1793",), "door-code"),
-    ("garage keypad: 8264 (press enter twice)", ("8264",), "door-code"),
+    ("garage keypad: 8057 (press enter twice)", ("8057",), "door-code"),
     ("Airbnb check-in: lockbox to the left of the door, code 4150", ("4150",), "door-code"),
     ("disarm the alarm with 9087, it beeps for 30s first", ("9087",), "door-code"),
     ("kod do furtki 6631", ("6631",), "door-code"),
@@ -128,7 +128,7 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
     ("пароль от вайфая: Pelmeni777", ("Pelmeni777",), "wifi"),
     ("WPA2 passphrase = tangerine river 5150", ("tangerine river 5150",), "wifi"),
     # --- one-time codes ---
-    ("your verification code is 582013, don't share it with anyone", ("582013",), "otp"),
+    ("your verification code is 582716, don't share it with anyone", ("582716",), "otp"),
     ("can you read me the code that just came to your phone? oh nvm it's 417 392", ("417 392",), "otp"),
     ("G-738214 is your Google verification code", ("738214",), "otp"),
     ("Your Uber code: 6021. Never share this code.", ("6021",), "otp"),
@@ -140,7 +140,7 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
     ("the bank sent me OTP 73915 for the transfer", ("73915",), "otp"),
     ("Ваш код подтверждения: 558102", ("558102",), "otp"),
     ("use magic code LKQ-77P to sign in", ("LKQ-77P",), "otp"),
-    ("TOTP secret for the shared admin: JBSWY3DPEHPK3PXP", ("JBSWY3DPEHPK3PXP",), "otp-seed"),
+    ("TOTP secret for the shared admin: LDOO3NWTRCLTSY3Y", ("LDOO3NWTRCLTSY3Y",), "otp-seed"),
     (
         "otpauth://totp/Acme:ops@acme.example?secret=NW43HH5352YOYCC44SCDUJ5VQUM6ZDI7&issuer=Acme",
         ("NW43HH5352YOYCC44SCDUJ5VQUM6ZDI7",),
@@ -224,7 +224,11 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
         ("5334 6852 6204 4542", "690"),
         "card",
     ),
-    ("Stripe test card 4242 4242 4242 4242 with any future date", ("4242 4242 4242 4242",), "card"),
+    (
+        "my backup card is 4719 0230 8729 2013, same expiry as the other one 08/29",
+        ("4719 0230 8729 2013",),
+        "card",
+    ),
     ("discover 6011657499289123 cvv 554", ("6011657499289123", "554"), "card"),
     # --- PII: e-mail and phone ---
     (
@@ -240,7 +244,7 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
     ("call me on 07700 900461 after 6", ("07700 900461",), "phone"),
     ("my new number: +44 7700 900218", ("+44 7700 900218",), "phone"),
     ("US office line (415) 555-0137", ("(415) 555-0137",), "phone"),
-    ("Handy: +49 151 23456789", ("+49 151 23456789",), "phone"),
+    ("Handy neu: +49 176 40918352", ("+49 176 40918352",), "phone"),
     ("appelle-moi au 06 12 34 56 78", ("06 12 34 56 78",), "phone"),
     # --- connection strings / DSNs ---
     (
@@ -370,8 +374,8 @@ ROUND11_SECRETS: list[tuple[str, tuple[str, ...], str]] = [
         "vendor-key",
     ),
     (
-        "AWS docs example key AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        "temp creds from sts: ASIAEV88W1ZADXJIW6HX / Fg5KufQh5dM0DqK3ukPlIL2MCFsvSyvuo+mXISHP",
+        ("ASIAEV88W1ZADXJIW6HX", "Fg5KufQh5dM0DqK3ukPlIL2MCFsvSyvuo+mXISHP"),
         "vendor-key",
     ),
     (
@@ -631,7 +635,7 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "standup pushed to 09:45 on 2026-12-07",
     "the train leaves at 07:42 from platform 9",
     "it costs €1,249.00 incl. VAT",
-    "price went from $19.99 to $24.99",
+    "the subscription went up from $8.49 to $11.49",
     "conversion up 4.7% week over week",
     "CPU at 93% since 03:15",
     "we need 2048 MB of RAM",
@@ -672,7 +676,7 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "webinar: https://us02web.zoom.us/webinar/register/WN_example",
     "docs at https://docs.python.org/3/library/secrets.html",
     "see https://en.wikipedia.org/wiki/Password_strength",
-    "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+    "https://www.youtube.com/watch?v=jNQXAC9IVRw&t=12s",
     "https://example.com/products?page=3&sort=price",
     "https://shop.example.com/cart?item=884213&qty=2",
     "https://github.com/acme/strata/pull/2291/files",
@@ -690,7 +694,7 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "IT says the new password rules want 14 characters minimum",
     "forgot my PIN, had to go to the branch",
     "please don't share your password with anyone",
-    "password manager recommendations?",
+    "anyone got a password manager they actually like?",
     "enable 2FA on your GitHub account today",
     "the OTP didn't arrive, resending",
     "my verification code expired",
@@ -698,7 +702,7 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "write down your seed phrase on paper",
     "rotate the API keys every 90 days",
     "the token expires after one hour",
-    "the door code changed, ask Sam",
+    "they changed the door code again, Sam knows the new one",
     "alarm went off at 3am, false alarm",
     "wifi password is on the back of the router",
     "I'll send you the wifi details when you get here",
@@ -748,10 +752,10 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "kubectl get pods -n payments",
     "docker compose up -d",
     "Authorization: Bearer <your-token-here>",
-    "API_KEY=${API_KEY}",
+    "WEATHER_API_KEY=${WEATHER_API_KEY}",
     "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxx",
-    "password: ********",
-    "token: <redacted>",
+    "password: ••••••••",
+    "refresh_token: <redacted>",
     "SECRET_KEY=changeme",
     "export GITHUB_TOKEN=$(cat ~/.gh_token)",
     "DB_PASSWORD={{ vault_db_password }}",
@@ -782,7 +786,7 @@ ROUND11_LOOK_ALIKES: list[str] = [
     "lottery numbers 4 11 19 27 33 41",
     "1234 5678 is a terrible example",
     "Windows error 0x80070005",
-    "HTTP 429 Too Many Requests",
+    "got HTTP 503 from the gateway twice",
     "pid 48213 killed",
     "chmod 600 ~/.ssh/id_ed25519",
     "the locker room is on the left",
