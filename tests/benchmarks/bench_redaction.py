@@ -36,6 +36,7 @@ from tests.core.privacy.corpus_round8 import ROUND8_LOOK_ALIKES, ROUND8_SECRETS 
 from tests.core.privacy.corpus_round9 import ROUND9_LOOK_ALIKES, ROUND9_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round10 import ROUND10_LOOK_ALIKES, ROUND10_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round11 import ROUND11_LOOK_ALIKES, ROUND11_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round12 import ROUND12_LOOK_ALIKES, ROUND12_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -198,6 +199,11 @@ def main() -> None:
         "secrets 181/200, PII 16/19, look-alikes 1/184)"
     )
     corpus_scores(detector, label, ROUND11_SECRETS, ROUND11_LOOK_ALIKES)
+    label = (
+        "round 12 (blind2; blind after the round-11 fixes, the honest figure: "
+        "secrets 181/203, PII 16/20, look-alikes 0/175)"
+    )
+    corpus_scores(detector, label, ROUND12_SECRETS, ROUND12_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
