@@ -51,6 +51,7 @@ _CODE_LABEL = (
     rf"|code\s+(?:secret|confidentiel)|geheimcode|código\s+secreto|codice\s+segreto|(?:doğrulama|onay|güvenlik"
     rf"|giriş)\s+kod(?:u|unuz|un)"
     rf"|(?<!game\s)(?<!kahoot\s)(?:pin|puk|tan|otp|passcode|digicode|keypad|combo|combination|geheimzahl"
+    rf"|пин(?:-?код)?|пинкод"
     rf"|magic\s+(?:link\s+)?code|sign-?in\s+code|login\s+code"
     rf"|one[- ]time\s+pass(?:word|code)?)"
     rf"(?:[\s\-]*(?:code|nummer|number|no\.?))?"
@@ -65,9 +66,11 @@ _CODE_LABEL = (
     rf"|portal|portón|cancello|portone|garaje|allarme|accesso|ingresso|entrada|caja|cassaforte"
     rf"|verificación|verificacion|verifica|sécurité|seguridad|подтверждения|доступа|от\s+\w+|do\s+\w+"
     rf"|trastero|buzón|casillero|garage|domofon|домофона|подъезда)"
-    rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per)\s+(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l')?"
+    rf"|(?:{_CODE_WORD}|pin)\s+(?:for|für|on|of|to|pour|para|per|van|voor)\s+"
+    rf"(?:the\s+|die\s+|das\s+|la\s+|le\s+|el\s+|l'|de\s+|het\s+)?"
     rf"(?:[\w'’\-]+\s+){{0,2}}?(?:door|gate|garage|alarm|lockbox|keybox|safe|building|house|flat|apartment"
-    rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker)"
+    rf"|router|modem|wifi|wi-fi|haustür|tür|porte|portail|puerta|porta|entrée|immeuble|alarme|alarma|locker"
+    rf"|deur|voordeur|poort|fietsenstalling|stalling|berging|kluis|brievenbus|schuur)"
     rf"|(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|uw|je)\s+(?!(?:promo|discount|coupon|referral|voucher|gift|tracking|zip|postal|area|country|error"
     rf"|status|room|course|booking|invite|invitation|meeting|join|source)\b)(?:[\w\-]+\s+){{0,2}}?(?:code|pin|otp)))"
     rf"(?![\w\-])"
@@ -78,7 +81,8 @@ _CODE_VALUE = (
     # "LKQ-77P": capitals and digits in short dashed groups, as sign-in codes are sent.
     r"|(?=[A-Z\-]*\d)(?-i:[A-Z0-9]{2,6}(?:-[A-Z0-9]{2,6}){1,2}))(?![\w\-])"
 )
-_CODE_GAP = r"(?:\s+(?![\d*#])[\w'’.\-]+){0,5}?"
+# Gap words may be "7pm" or "2nd", never a bare number: that is the value.
+_CODE_GAP = r"(?:\s+(?![*#]|\d+(?![A-Za-z]))[\w'’.\-]+){0,6}?"
 _CODE_CONNECT = (
     r"(?:\s*(?:[:=：→?]|->|\s[-–—]\s)\s*|['’]s\s+"
     r"|\s+(?:is|es|est|c'est|ist|lautet|é|è|was|are|is\s+now)\s*:?\s*|\s+)"
@@ -247,11 +251,23 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "pin",
         re.compile(
-            r"(?i)\b(?:code|pin|otp)\b[^\n\d]{0,20}?\b(?:texted|sent|sms(?:'?d)?|got|received|emailed|gave|came"
-            r"|arrived|popped\s+up)\b"
+            r"(?i)\b(?:code|pin|otp)\b[^\n\d]{0,30}?\b(?:texted|sent|sms(?:'?d)?|got|received|emailed|gave|came"
+            r"|arrived|popped\s+up|says|said|reads)\b"
             r"[^\n\d]{0,60}?(?<![\d.,:])(\d{3}[ \-]?\d{3})(?![\d.,:])"
         ),
         1,
+    ),
+    # "code 71603, do not give it to anyone", "G-448120 is your code. Don't share it": a number
+    # with the warning every sender of one-time codes adds.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)\bcode\b[^\n\d]{0,20}?(?<![\d.,:])(\d{4,8})(?!\d|[.,:]\d)[^\n\d]{0,30}?"
+            r"\b(?:do\s+not|don['’]t|never|nicht|ne\s+pas|no\s+lo|non)\s+(?:\w+\s+)?"
+            r"(?:share|give|tell|forward|send|weiter|teilen|partag|compart|condivid)"
+        ),
+        1,
+        code_value,
     ),
     # pyotp.TOTP('JBSWY3DPEHPK3PXQ'), HOTP("…"): a one-time-password seed in code.
     SecretPattern("otp-seed", re.compile(r"\b[HT]OTP\(\s*[\"']([A-Z2-7]{16,})=*[\"']"), 1),
@@ -268,7 +284,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "bank-account",
         re.compile(
-            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening)"
+            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening|checking|chequing|savings)"
             r"(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
             r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
         ),
@@ -278,7 +294,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "bank-account",
         re.compile(
-            r"(?i)\b(?:sort[\s\-]*code|bsb)\s*(?:is|:|=|#)?\s*"
+            # A bare "Sort" only with the dashed form ("Sort 09-01-28").
+            r"(?i)\b(?:(?:sort[\s\-]*code|bsb)\s*(?:is|:|=|#)?\s*|sort\s*:?\s*(?=\d{2}-\d{2}-\d{2}(?![\d\-])))"
             r"(\d{2}[\- ]\d{2}[\- ]\d{2}|\d{3}-\d{3}|\d{6})(?![\d\-])"
         ),
         1,
@@ -288,6 +305,15 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)\b(?:cvv2?|cvc2?|csc|cid|(?:card\s+)?security\s+code(?:\s+on\s+the\s+back)?"
             r"|(?:karten)?prüf(?:ziffer|nummer|zahl)|cryptogramme(?:\s+visuel)?|código\s+de\s+seguridad)\b\s*(?:is|:|=|-)?\s*(\d{3,4})(?!\d)"
+        ),
+        1,
+    ),
+    # "4111 1111 1111 1111 / 10/27 / 604": after a card number and its expiry, the bare CVC.
+    SecretPattern(
+        "card-cvv",
+        re.compile(
+            r"(?:\d[ \-]?){12,18}\d\s*[/,|;]?\s*(?:(?:exp\w*|valid|gültig\s+bis)\s*:?\s*)?"
+            r"(?:0[1-9]|1[0-2])\s*/\s*(?:20)?\d{2}\s*[/,|;]?\s*(\d{3,4})(?![\d/.])"
         ),
         1,
     ),
@@ -369,12 +395,41 @@ CODE_PATTERNS = with_hints(
             "번호",
         ),
         ("texted", "sent", "sms"),
-        ("texted", "sent", "sms", "got", "received", "emailed", "gave", "came", "arrived", "popped"),
+        (
+            "texted",
+            "sent",
+            "sms",
+            "got",
+            "received",
+            "emailed",
+            "gave",
+            "came",
+            "arrived",
+            "popped",
+            "says",
+            "said",
+            "reads",
+        ),
+        ("share", "give", "tell", "forward", "send", "weiter", "teilen", "partag", "compart", "condivid"),
         ("otp(",),
         ("key",),
-        ("account", "acct", "acc", "a/c", "konto", "compte", "cuenta", "conta", "rekening"),
+        (
+            "account",
+            "acct",
+            "acc",
+            "a/c",
+            "konto",
+            "compte",
+            "cuenta",
+            "conta",
+            "rekening",
+            "checking",
+            "chequing",
+            "savings",
+        ),
         ("sort", "bsb"),
         ("cvv", "cvc", "csc", "cid", "security code", "prüf", "cryptogramme", "código de seguridad"),
+        ("/",),
         ("ssn", "social"),
         ("passport", "id card", "identity card", "licen", "ausweis", "pasaporte", "passeport"),
     ),

@@ -47,6 +47,7 @@ _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:call\s+me(?:\s+on|\s+at)?|ring\s+me(?:\s+on)?|text\s+me(?:\s+on|\s+at)?|my\s+(?:mobile|cell|phone)"
     r"|(?:his|her|their|the)\s+(?:mobile|cell|phone)|mobile|cell|tel\.?|phone|whatsapp|portable|téléphone|handy"
     r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер"
+    r"|landline|festnetz|fixe|fijo|fisso|vast\s+nummer|home\s+(?:number|phone)|office\s+(?:number|phone)"
     r"|appel(?:le|ez)[\s\-]moi|rappel(?:le|ez)[\s\-]moi|ruf\s+mich|llámame|llamame|chiamami|me\s+liga|bel\s+me)\b"
 )
 _CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
@@ -220,12 +221,18 @@ def _cards(text: str) -> list[Finding]:
 
     out = []
     for m in _CARD.finditer(text):
-        digits = re.sub(r"[ \-]", "", m.group(0))
         before = text[max(0, m.start() - 24) : m.start()]
         if _REFERENCE_WORD.search(before) and not _CARD_WORD.search(before):
             continue
-        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
-            out.append(Finding(m.start(), m.end(), "card", "cards"))
+        raw = m.group(0)
+        # Greedy over spaced groups: "4484705843082364 06/28" holds a card and an expiry month, so
+        # the run is also tried cut at each space or dash, longest first.
+        ends = [len(raw)] + [i for i in range(len(raw) - 1, 12, -1) if raw[i] in " -"]
+        for end in ends:
+            digits = re.sub(r"[ \-]", "", raw[:end])
+            if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
+                out.append(Finding(m.start(), m.start() + end, "card", "cards"))
+                break
     return out
 
 

@@ -39,6 +39,15 @@ def not_image_tag(value: str) -> bool:
     return credential_like(value) and not _IMAGE_TAG.match(value.rstrip(".,;:!?)]}>"))
 
 
+def wifi_key_value(value: str) -> bool:
+    """A Wi-Fi key: made-up (digit and letter or symbol), or words joined by underscores
+    ("bearclaw_campfire"), which prose does not write."""
+    v = value.rstrip(".,;:?)]}>\"'`")
+    return direct_value(v) or (
+        plausible_value(v) and re.fullmatch(r"[^\W\d_]{3,}(?:_[^\W\d_]{3,})+", v) is not None
+    )
+
+
 # Password words in the languages our users write; `pass` and `pw` only as whole words.
 _PASSWORD = (
     rf"(?:{PASSWORD_WORDS}|{SECURITY_ANSWER}"
@@ -189,7 +198,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
             r"\s*(?:[:=→]|->|is)?\s*([^\s,;]{6,63})"
         ),
         1,
-        direct_value,
+        wifi_key_value,
     ),
     # "wi-fi: 'Casa Rossi' / 'pizzaMargherita1'": network name, a slash, the password.
     SecretPattern(
@@ -233,6 +242,28 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         ),
         1,
         last_word_value,
+    ),
+    # "服务器admin密码：Baozi#88", "管理员パスワード: …": CJK password words glue to the word before.
+    # The value is typed in ASCII ("パスワードは8文字以上" says "8 characters or more").
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?:密码|密碼|口令|パスワード|비밀번호|암호)\s*(?:[:：=]|是|为|為|は|는|은)\s*"
+            r"([!-+\--:<-~]{4,200})(?![!-~])"
+        ),
+        1,
+        plausible_value,
+    ),
+    # `CORP\svc-backup and Tape-Rotation-#9`, `ACME\jdoe / Winter#24`: a Windows domain account,
+    # then its password.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?<![\w\\])[A-Z][A-Z0-9\-]{1,15}\\[\w.\-]{2,40}\s*(?:/|,|:|\s+(?:and|with|pw|pass|password))\s+"
+            r"([^\s,;]{4,200})"
+        ),
+        1,
+        credential_like,
     ),
     # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
     SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
@@ -281,6 +312,8 @@ PHRASE_PATTERNS = with_hints(
         ("wi", "wlan", "hotspot"),
         ("/",),
         ("security q",),
+        ("密码", "密碼", "口令", "パスワード", "비밀번호", "암호"),
+        ("\\",),
         ("wifi:",),
     ),
 )

@@ -187,6 +187,26 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=plausible_value,
     ),
+    # zip/unzip -P pass, 7z -ppass (glued), rar -ppass, lftp -u user,pass.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            r"\b(?:(?:un)?zip\b[^\n|;&]*?\s-P\s*|(?:7za?|7zz|rar|unrar)\b[^\n|;&]*?\s-p"
+            r"|lftp\b[^\n|;&]*?\s-u\s+[^\s,]{1,64},)([\"'][^\"'\n]{3,200}[\"']|[^\s\"'-][^\s\"']{2,200})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # `--vault-password-file <(echo X)`: what is echoed into a password option.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            r"(?i)pass[^\n]{0,80}?<\(\s*(?:echo|printf)\s+(?:-n\s+)?"
+            r"([\"'][^\"'\n]{3,200}[\"']|[^\s\"')]{3,200})\s*\)"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
     # smbclient -U user%pass, `net use … /user:DOMAIN\\me Passw0rd`, httpie --auth user:pass.
     SecretPattern(
         "cli-password", re.compile(r"\s-U\s+[^\s%]{1,64}%(\S{3,200})"), group=1, check=plausible_value
@@ -333,6 +353,8 @@ STRUCTURAL_PATTERNS = with_hints(
             "-u",
         ),
         ("pass",),
+        ("zip", "7z", "rar", "lftp"),
+        ("echo", "printf"),
         ("%",),
         ("/user:",),
         ("--auth", "-a"),

@@ -32,13 +32,13 @@ _LOGIN_WORDS = (
     r"|unlock|wi-?fi|wlan|vpn|router|hotspot|type|enter|paste|anmelden|anmeldung|einloggen|konto|zugang"
     r"|compte|connexion|identifiant|cuenta|iniciar\s+sesión|acceso|conta|entrar|accesso|inloggen"
     r"|logowanie|zaloguj|вход|логин|аккаунт|войти|giriş|hesap|-W|keychain|users?|username|keys?"
-    r"|add_user|adduser|useradd|change_password|htpasswd|identified\s+by"
+    r"|add_user|adduser|useradd|change_password|htpasswd|identified\s+by|encrypted|encryption|decrypt|vault"
 )
 # Typing verbs count only right before the value ("then type Adm!nPg"): "type" and "enter" are
 # everyday nouns and verbs elsewhere.
 _VERBS = (
     r"type|enter|paste|key\s+in|put\s+in|tippe|tape|escribe|digita|введи|入力|use|uses|using|try"
-    r"|(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with"
+    r"|(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with|changed\s+(?:it|mine|ours)\s+to"
 )
 _UNLOCK_VERB = re.compile(r"(?i)(?:opens?|unlocks?|decrypts?|protected|encrypted|locked)\s+with")
 _ANCHOR = re.compile(
@@ -83,7 +83,12 @@ _SYMBOLS = set("!@#$%&?~€£§")
 # `-`, which glue code, globs and version names (XTerm*color1, C++11-specific, PKCS#12-formatted).
 _TYPED = re.compile(r"[A-Za-z][A-Za-z0-9]*[a-z0-9][!@#$%&?~]+[A-Za-z0-9][A-Za-z0-9!@#$%&?~]{1,28}")
 # Capitalised words joined by "_" or "-", one more part at least, a digit somewhere.
-_JOINED = re.compile(r"[A-Z][a-z]+(?:[_\-](?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]+)+(?:[_\-]?\d{1,6})?[!#$?]?")
+_JOINED = re.compile(
+    r"[A-Z][a-zß-ÿ]+(?:[_\-](?=[A-Za-zß-ÿ0-9]*[A-Za-zß-ÿ])[A-Za-zÀ-ÿ0-9]+)+(?:[_\-]?\d{1,6})?[!#$?]?"
+)
+# Capitalised words joined by dots and a number: "Glacier.Mint.Ocelot.88" (not a domain or a
+# module path, which are lower-case or end in a word).
+_DOTTED = re.compile(r"[A-Z][a-z]+(?:\.[A-Z][a-z]+){2,}\.?\d{1,6}[!#$?]?")
 _INNER_SYMBOL = re.compile(r"[^\W_][!@#$%&?~€£§]+[^\W_]")
 # One digit standing for a letter inside a word (Sh1p, prom3theus); "mp3s", "h264", "i18n" and
 # "k8s" hold no such run of letter, digit, letter with two letters on one side.
@@ -106,6 +111,8 @@ class TypedSecret:
 
 def shape(token: str) -> str | None:
     """`strong`, `medium` or None for a candidate value (already stripped of wrapping punctuation)."""
+    if 6 <= len(token) <= 64 and _DOTTED.fullmatch(token):
+        return "strong"
     if not 6 <= len(token) <= 64 or token.startswith("[SECRET:") or _NOT_CANDIDATE.match(token):
         return None
     if _CAPS_CODE.match(token) or _STRUCTURE.search(token) or not plausible_value(token):
@@ -144,6 +151,8 @@ def shape(token: str) -> str | None:
         and re.fullmatch(r"[a-z]{3,}(?:[_\-][A-Za-z][a-z]+)*[_\-][A-Z][a-z]{2,}", token)
     ):
         return "medium"  # blueheron_Pond: a plain word joined to a capitalised one
+    if len(token) >= 7 and re.fullmatch(r"[a-z]{2,}\d[a-z]{3,}", token):
+        return "medium"  # bak9ery: one digit for a letter, all lower-case
     return None
 
 

@@ -87,6 +87,7 @@ _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
     "ops-token": ("ops_",),
     "dropbox-token": ("sl.",),
     "docker-auth": ('"auth"',),
+    "yubikey-otp": ("cccc", "yubi", "otp"),
 }
 
 
@@ -138,11 +139,11 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     _vendor("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,}"),
     _vendor("twilio-key", r"\bSK[0-9a-f]{32}\b"),
     _vendor("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
-    _vendor("asana-token", r"\b\d/\d{13,16}:[a-f0-9]{32}\b"),
+    _vendor("asana-token", r"\b\d/\d{13,16}(?:/\d{13,16})?:[a-f0-9]{32}\b"),
     _vendor("brevo-key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
     _vendor("figma-token", r"\bfigd_[A-Za-z0-9_\-]{40,}"),
     _vendor("replicate-token", r"\br8_[A-Za-z0-9]{30,}\b"),
-    _vendor("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{60,}"),
+    _vendor("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{40,}"),
     _vendor("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
     # More documented prefixes (gitleaks' list): AI APIs, CI/CD and hosting, payments, clouds.
     _vendor("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_\-]{24,32}(?![A-Za-z0-9_\-])"),
@@ -192,6 +193,9 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     _vendor("render-key", r"\brnd_[A-Za-z0-9]{32}\b"),
     _vendor("ops-token", r"\bops_[A-Za-z0-9_\-]{40,}"),
     _vendor("dropbox-token", r"\bsl\.[A-Za-z0-9_\-]{60,}"),
+    # A YubiKey's one-time password as it types itself: 32 to 48 letters of its "modhex" alphabet
+    # (a 12-letter public id, usually starting "cccc", and a 32-letter token).
+    _vendor("yubikey-otp", r"\b[cbdefghijklnrtuv]{32,48}\b"),
     # ~/.docker/config.json: "auth": base64(user:password).
     _vendor("docker-auth", r"(?<=\"auth\": \")[A-Za-z0-9+/]{12,}={0,2}(?=\")"),
 )

@@ -19,5 +19,6 @@ PASSWORD_WORDS = (
 )
 # The security question's answer is a password by another name.
 SECURITY_ANSWER = (
-    r"security\s+answer|secret\s+answer|memorable\s+word|answer\s+to\s+(?:the|my)\s+security\s+question"
+    r"security\s+answer|secret\s+answer|memorable\s+(?:word|info(?:rmation)?|data)"
+    r"|answer\s+to\s+(?:the|my)\s+security\s+question"
 )

@@ -139,3 +139,79 @@ def test_round11_look_alikes_stay(text: str) -> None:
 
 def test_french_phone_word_appelle_moi() -> None:
     assert Detector(["phones"]).mask("appelez-moi au 06 12 48 97 35") == "appelez-moi au [PHONE]"
+
+
+# Session 6 (round-12 fixes), again on text of their own.
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "the pw, if the message got lost: Harbor.Lamp.Finch.42",
+            "the pw, if the message got lost: [SECRET:password]",
+        ),
+        ("encrypted backup disk is Walrus&Kelp-1999", "encrypted backup disk is [SECRET:password]"),
+        ("mdp du NAS et de la box : Fromage_Brûlé_7", "mdp du NAS et de la box : [SECRET:password]"),
+        ("数据库admin密码：Baozi#8842", "数据库admin密码：[SECRET:password]"),
+        ("log in as ACME\\jdoe / Winter#Fjord24", "log in as ACME\\jdoe / [SECRET:password]"),
+        ("zip -r -P Otter_Creek_3 out.zip docs", "zip -r -P [SECRET:cli-password] out.zip docs"),
+        ("7z x -pLinden!Tree4 old.7z", "7z x -p[SECRET:cli-password] old.7z"),
+        (
+            "lftp -u uploader,Gravel_Path_8 files.example.net",
+            "lftp -u uploader,[SECRET:cli-password] files.example.net",
+        ),
+        (
+            "vault decrypt --password-file <(echo Thyme+Honey21)",
+            "vault decrypt --password-file <(echo [SECRET:cli-password])",
+        ),
+        (
+            "the wifi at the lake house is LakeNet, key is otter_riverbank",
+            "the wifi at the lake house is LakeNet, key is [SECRET:wifi-password]",
+        ),
+        (
+            "gate code for the yard after 6pm: 5182 then #",
+            "gate code for the yard after 6pm: [SECRET:pin] then #",
+        ),
+        ("pincode voor de berging: 7720", "pincode voor de berging: [SECRET:pin]"),
+        ("ПИН-код 5531", "ПИН-код [SECRET:pin]"),
+        (
+            "the code from the post office? it says 431 907",
+            "the code from the post office? it says [SECRET:pin]",
+        ),
+        ("Signal code 40917, never share it", "Signal code [SECRET:pin], never share it"),
+        ("Sort 20-32-06, acc 30418822", "Sort [SECRET:bank-account], acc [SECRET:bank-account]"),
+        ("savings 004417729301", "savings [SECRET:bank-account]"),
+        (
+            "asana 1/1204499231876234/1204499231876999:0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+            "asana [SECRET:asana-token]",
+        ),
+    ],
+)
+def test_round12_rules(text: str, masked: str) -> None:
+    assert Detector(["secrets"]).mask(text) == masked
+
+
+def test_a_card_then_its_expiry_then_the_bare_cvc() -> None:
+    assert (
+        Detector().mask("visa 4539 1488 0343 6467 / 11/27 / 318") == "visa [CARD] / 11/27 / [SECRET:card-cvv]"
+    )
+    # the card run stops before the expiry month it would otherwise swallow
+    assert Detector().mask("card 4539148803436467 09/26") == "card [CARD] 09/26"
+
+
+def test_landline_is_a_phone_word() -> None:
+    assert Detector(["phones"]).mask("landline 020 7946 0321") == "landline [PHONE]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "パスワードは8文字以上",  # "8 characters or more", not a value
+        "gzip the logs, then rsync -P src dst",
+        "the code is in the README, don't share the draft yet",
+        "checking the logs now",
+        "zip code 94107",
+        "Microsoft.Extensions.Logging.8 preview",
+    ],
+)
+def test_round12_look_alikes_stay(text: str) -> None:
+    assert Detector().mask(text) == text
