@@ -192,6 +192,8 @@ PRIVACY_LINES = [
     ("p2", "call me on +1 415 555 0132", "phone"),
     ("p3", "rent to DE89 3704 0044 0532 0130 00", "iban"),
     ("p4", "and to BE68 5390 0754 7034 (wrong Belgian check digits)", None),
+    # BIP-39 word lists from mnemonic's package data (an unlabelled seed phrase).
+    ("p5", "abandon ability able about above absent absorb abstract absurd abuse access acid", "seed-phrase"),
 ]
 
 

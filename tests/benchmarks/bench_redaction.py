@@ -1,6 +1,6 @@
 """Redaction benchmark: precision/recall on the labelled corpus, false positives on real chat, speed.
 
-Run: .venv/bin/python tests/benchmarks/bench_redaction.py
+Run: .venv/bin/python tests/benchmarks/bench_redaction.py [--compare ../main]
 Goals (issue 14): recall >= 0.95 on secrets, <= 2 % of look-alikes changed. Real chat: the LoCoMo
 development split (../shared/data, skipped when absent) and the in-repo insight-eval chats hold no
 secrets, so every masked turn there is a false positive; the injection flag is measured there too.
@@ -32,6 +32,11 @@ from tests.core.privacy.corpus import (  # noqa: E402
 from tests.core.privacy.corpus_round5 import ROUND5_LOOK_ALIKES, ROUND5_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round6 import ROUND6_LOOK_ALIKES, ROUND6_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round7 import ROUND7_LOOK_ALIKES, ROUND7_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round8 import ROUND8_LOOK_ALIKES, ROUND8_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round9 import ROUND9_LOOK_ALIKES, ROUND9_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round10 import ROUND10_LOOK_ALIKES, ROUND10_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round11 import ROUND11_LOOK_ALIKES, ROUND11_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round12 import ROUND12_LOOK_ALIKES, ROUND12_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -129,6 +134,40 @@ def speed(texts: list[str]) -> None:
           f"max {max(timings):.2f} ms (uncached)")  # fmt: skip
 
 
+def compare(other_root: Path, texts: list[str], rounds: int = 6) -> None:
+    """Same process, alternating: a page of 10 uncached hits with another checkout's detector
+    (e.g. main's) and this one's. The other package is copied under a new name so both load."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="redaction-compare-"))
+    shutil.copytree(other_root / "app" / "core" / "privacy", tmp / "other_privacy")
+    for path in (tmp / "other_privacy").glob("*.py"):
+        path.write_text(path.read_text(encoding="utf-8").replace("app.core.privacy.", "other_privacy."))
+    sys.path.insert(0, str(tmp))
+    from other_privacy.detector import Detector as Other  # type: ignore[import-not-found]
+
+    pages = [texts[i : i + 10] for i in range(0, len(texts) - 10, 10)]
+    Detector().mask("warm up")
+    Other().mask("warm up")
+    wall: dict[str, list[float]] = {"other": [], "this": []}
+    cpu = {"other": 0.0, "this": 0.0}
+    for r in range(rounds):
+        order = [("other", Other), ("this", Detector)]
+        for label, cls in order if r % 2 == 0 else order[::-1]:
+            detector, started = cls(), time.process_time()
+            for page in pages:
+                t = time.perf_counter()
+                for text in page:
+                    detector.mask(text)
+                wall[label].append((time.perf_counter() - t) * 1000)
+            cpu[label] += time.process_time() - started
+    for label, name in (("other", str(other_root)), ("this", "this checkout")):
+        print(f"page of 10 ({name}): median {statistics.median(wall[label]):.3f} ms wall, "
+              f"{cpu[label] / len(wall[label]) * 1000:.3f} ms CPU")  # fmt: skip
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     detector = Detector()
@@ -143,9 +182,33 @@ def main() -> None:
     corpus_scores(detector, label, ROUND6_SECRETS, ROUND6_LOOK_ALIKES)
     label = "round 7 (measured blind after the round-6 fixes: secrets 125/144, PII 10/10, look-alikes 1/156)"
     corpus_scores(detector, label, ROUND7_SECRETS, ROUND7_LOOK_ALIKES)
+    label = "round 8 (another author; measured blind: secrets 167/182, PII 15/18, look-alikes 6/191)"
+    corpus_scores(detector, label, ROUND8_SECRETS, ROUND8_LOOK_ALIKES)
+    label = (
+        "round 9 (another author; blind after the round-8 fixes: "
+        "secrets 181/209, PII 19/20, look-alikes 2/189)"
+    )
+    corpus_scores(detector, label, ROUND9_SECRETS, ROUND9_LOOK_ALIKES)
+    label = (
+        "round 10 (another author; blind after the round-9 fixes, the honest figure: "
+        "secrets 192/214, PII 16/22, look-alikes 2/184)"
+    )
+    corpus_scores(detector, label, ROUND10_SECRETS, ROUND10_LOOK_ALIKES)
+    label = (
+        "round 11 (a new author, blind2; blind after the round-10 fixes, the honest figure: "
+        "secrets 181/200, PII 16/19, look-alikes 1/184)"
+    )
+    corpus_scores(detector, label, ROUND11_SECRETS, ROUND11_LOOK_ALIKES)
+    label = (
+        "round 12 (blind2; blind after the round-11 fixes, the honest figure: "
+        "secrets 181/203, PII 16/20, look-alikes 0/175)"
+    )
+    corpus_scores(detector, label, ROUND12_SECRETS, ROUND12_LOOK_ALIKES)
     injection_scores()
     texts = real_chat(detector)
     speed(texts)
+    if "--compare" in sys.argv:  # --compare ../main: the cost against another checkout's detector
+        compare(Path(sys.argv[sys.argv.index("--compare") + 1]).resolve(), texts)
 
 
 if __name__ == "__main__":

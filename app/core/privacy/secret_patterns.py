@@ -15,6 +15,7 @@ import re
 
 from app.core.privacy.pattern import SecretPattern, with_hints
 from app.core.privacy.values import (
+    code_value,
     credential_like,
     direct_value,
     high_entropy,
@@ -32,14 +33,23 @@ _WORD_END = r"(?![A-Za-z0-9_\-])"
 _STRONG_WORDS = (
     r"password|passwort|passwd|passcode|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
     r"|private[_\-]?key|client[_\-]?secret|secret[_\-]?key|auth[_\-]?token|credentials?"
+    r"|(?:mfa|totp|otp|2fa)[_\-]?seed|account[_\-]?key|shared[_\-]?access[_\-]?key"
 )
 # Short keywords that only count on their own or joined by _ . - (`SMTP_PASS`, `ADMIN_PIN`), so
 # `bypass`, `compass` and `spin` are not labels.
-_WEAK_WORDS = r"pass|pw|psw|pin|psk|mdp"
+# A PIN is a code (code_patterns.py checks its digits): "PIN = birthday" is not one.
+_WEAK_WORDS = r"pass|pw|psw|psk|mdp"
 _LABEL_WORDS = _STRONG_WORDS  # the high-entropy context words
+# Settings about a credential, not the credential: PASSWORD_RESET_TIMEOUT=259200, secret_name: x.
+_KNOB = (
+    r"(?:timeout|ttl|length|len|min|max|expiry|expires|expiration|age|lifetime|attempts|retries|count|limit"
+    r"|size|policy|name|file|path|dir|url|uri|endpoint|field|type|mode|enabled|required|rounds|algorithm"
+    r"|algo|interval|days|hours|minutes|seconds|version|id|ref|arn|format|encoding|header|param|location"
+    r"|hash|hashed|hasher|hashing|digest|scheme|encoder|salt_rounds|strength|complexity|rotation|store|manager)"
+)
 _LABEL = (
     rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-]*?(?:{_STRONG_WORDS})"
-    rf"|(?:[A-Za-z0-9]+[_.\-])*(?:{_WEAK_WORDS}))(?:[_.\-][A-Za-z0-9]+)*(?![A-Za-z0-9])"
+    rf"|(?:[A-Za-z0-9]+[_.\-])*(?:{_WEAK_WORDS}))(?:[_.\-](?!{_KNOB}(?![A-Za-z0-9]))[A-Za-z0-9]+)*(?![A-Za-z0-9])"
 )
 _QUOTED_OR_BARE = r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s,;]{1,400})"
 
@@ -72,7 +82,12 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=high_entropy,
     ),
-    SecretPattern("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"), group=1),
+    SecretPattern(
+        "bearer-token",
+        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._\-~+/]{16,}=*)"),
+        group=1,
+        check=plausible_value,
+    ),
     # `Authorization: Basic dXNlcjpw…`, `Authorization: Token 9944…`, `Digest …`.
     SecretPattern(
         "auth-header",
@@ -90,15 +105,61 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=url_secret,
     ),
+    # A key alone as the URL's user (Sentry DSNs, token-as-username git remotes): long and random.
+    SecretPattern(
+        "url-token",
+        re.compile(r"\b[a-z][a-z0-9+.\-]*://([A-Za-z0-9_\-]{20,200})@"),
+        group=1,
+        check=high_entropy,
+    ),
     # Credentials in a query string: `?api_key=…`, `&token=…`, `X-Amz-Signature=…`, `?secret=` (TOTP).
     SecretPattern(
         "url-token",
         re.compile(
             r"(?i)[?&;](?:[a-z0-9_\-]*(?:token|secret|password|passwd|pwd|api[_\-]?key|apikey|signature|sig)"
-            r"|key|auth|access_token|x-amz-credential|code_verifier)=([^&\s#\"'<>]{8,})"
+            r"|key|auth|access_token|x-amz-credential|code_verifier|appid|app_?key|app_?secret|subscription-key)"
+            r"=([^&\s#\"'<>]{8,})"
         ),
         group=1,
         check=url_secret,
+    ),
+    # An OAuth authorization code or magic-link token in a URL: long and random-looking only
+    # (`?code=FR`, `?code=SAVE10` are country and promo codes).
+    SecretPattern(
+        "url-token",
+        re.compile(r"(?i)[?&;](?:code|magic|login_token|ticket|otp|nonce)=([A-Za-z0-9_\-.~]{20,})"),
+        group=1,
+        check=high_entropy,
+    ),
+    # Client('AC…', 'auth-token'), login("user", "pw"): the second argument of a client or login call.
+    SecretPattern(
+        "password",
+        re.compile(
+            r"\b\w*(?:Client|Auth|auth|login|Login|connect|Connect|Credentials?|Session|session)\s*\(\s*"
+            r"[\"'][^\"'\n]{2,80}[\"']\s*,\s*[\"']([^\"'\n]{6,200})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # Oracle's user/password@database: jdbc:oracle:thin:hr/pw@//host, sqlplus scott/tiger@orcl.
+    SecretPattern(
+        "connection-string",
+        re.compile(
+            r"(?i)(?:jdbc:oracle:(?:thin|oci8?):|\b(?:sqlplus|rman\s+target|expdp|impdp|exp|imp)\s+)"
+            r"[\w.$#]{1,30}/([^\s@/]{3,100})@"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # A credential-named key and its value as call arguments: define('DB_PASSWORD', 'x'),
+    # config.set("api_token", "x"), os.environ.setdefault('SECRET_KEY', 'x').
+    SecretPattern(
+        "password",
+        re.compile(
+            rf"(?i)\(\s*[\"'][\w.\-]*(?:{_STRONG_WORDS}|pass)[\w.\-]*[\"']\s*,\s*[\"']([^\"'\n]{{3,200}})[\"']"
+        ),
+        group=1,
+        check=plausible_value,
     ),
     # curl -u user:pass, --user user:pass, wget --password=…
     SecretPattern(
@@ -122,6 +183,26 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?:\s|^)--?(?:[a-z]+-)?(?:password|passwd|pass|storepass|keypass|srcstorepass|deststorepass)"
             r"(?:\s+|=)(?:pass:)?([\"'][^\"'\n]{3,200}[\"']|[^\s\"'-][^\s\"']{2,200})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # zip/unzip -P pass, 7z -ppass (glued), rar -ppass, lftp -u user,pass.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            r"\b(?:(?:un)?zip\b[^\n|;&]*?\s-P\s*|(?:7za?|7zz|rar|unrar)\b[^\n|;&]*?\s-p"
+            r"|lftp\b[^\n|;&]*?\s-u\s+[^\s,]{1,64},)([\"'][^\"'\n]{3,200}[\"']|[^\s\"'-][^\s\"']{2,200})"
+        ),
+        group=1,
+        check=plausible_value,
+    ),
+    # `--vault-password-file <(echo X)`: what is echoed into a password option.
+    SecretPattern(
+        "cli-password",
+        re.compile(
+            r"(?i)pass[^\n]{0,80}?<\(\s*(?:echo|printf)\s+(?:-n\s+)?"
+            r"([\"'][^\"'\n]{3,200}[\"']|[^\s\"')]{3,200})\s*\)"
         ),
         group=1,
         check=plausible_value,
@@ -202,6 +283,17 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
         group=1,
         check=plausible_value,
     ),
+    # ADMIN_PIN=558214, "pin": "0429": a PIN-named setting holds a code (code_value), not a word.
+    SecretPattern(
+        "pin",
+        re.compile(
+            r"(?i)(?:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])+pin(?:[_.\-]?code)?|[\"']pin(?:[_\-]?code)?[\"'])"
+            r"\s*(?::=|[:=]|=>)\s*[\"']?"
+            r"([*#]?\d{3,12}[#*]?|(?=[A-Za-z]*\d)[A-Za-z0-9]{4,10})(?![\w\-])"
+        ),
+        group=1,
+        check=code_value,
+    ),
     # A long random-looking string within a few words after a credential word.
     SecretPattern(
         "high-entropy",
@@ -213,7 +305,20 @@ STRUCTURAL_PATTERNS: tuple[SecretPattern, ...] = (
     ),
 )
 
-_CREDENTIAL_HINTS = ("pass", "pwd", "psw", "pw", "secret", "token", "key", "credential", "pin", "psk", "mdp")
+_CREDENTIAL_HINTS = (
+    "pass",
+    "pwd",
+    "psw",
+    "pw",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "pin",
+    "psk",
+    "mdp",
+    "seed",
+)
 STRUCTURAL_PATTERNS = with_hints(
     STRUCTURAL_PATTERNS,
     (
@@ -223,7 +328,12 @@ STRUCTURAL_PATTERNS = with_hints(
         ("bearer",),
         ("authorization", "header value"),
         ("://",),
+        ("://",),
         ("=",),
+        ("=",),
+        ("client", "auth", "login", "connect", "credential", "session"),
+        ("oracle", "sqlplus", "rman", "expdp", "impdp", "exp ", "imp "),
+        ("(",),
         ("-u", "--user", "--proxy-user"),
         (
             "mysql",
@@ -243,6 +353,8 @@ STRUCTURAL_PATTERNS = with_hints(
             "-u",
         ),
         ("pass",),
+        ("zip", "7z", "rar", "lftp"),
+        ("echo", "printf"),
         ("%",),
         ("/user:",),
         ("--auth", "-a"),
@@ -253,6 +365,7 @@ STRUCTURAL_PATTERNS = with_hints(
         ("_key",),
         ("key", "name"),
         _CREDENTIAL_HINTS,
+        ("pin",),
         (*_CREDENTIAL_HINTS, "pat"),
     ),
 )

@@ -32,7 +32,7 @@ inactive taped written printed somewhere everywhere nowhere what which who where
 gone lost forgotten same useless obvious predictable random generated temporary default
 standard usual normal different unique personal mine yours ours theirs his hers
 in-app on-file attached enclosed pending coming following given listed above-mentioned
-password passwords pass passwd pwd pw token tokens secret secrets key keys pin code codes
+password passwords pass passwd pwd pw token tokens secret secrets key keys pin code codes files
 your-password your-token your-api-key your-key xxx xxxx none? same-as-before
 """
 _NOT_A_VALUE = frozenset(_STOP_WORDS.split())
@@ -41,13 +41,35 @@ _TRAILING = ".,;:!?)]}>'\"`"
 _TEMPLATE = re.compile(
     r"(?i)^(?:your[_\-].*|.*[_\-]here|<.*|\{\{.*|\$\{?.*|%\(?.*|\[.*|\*+|x+|\.+|_+|-+|#+|0+|1234|12345|"
     r"(?:my|some|the)?[_\-]?(?:password|passwd|secret|token|api[_\-]?key|pass|pwd|key|value|user(?:name)?)"
-    r"[_\-]?)$"
+    r"[_\-]?|(?:replace|change|insert|fill|put|enter|set|update)[_\-]?(?:me|this|it|here|in|value)"
+    r"|dummy|sample|fixme|redacted|hidden|secret[_\-]?here|tbc)$"
+)
+_TEMPLATE_PART = re.compile(
+    r"(?i)change[_\-]?me|replace[_\-]?(?:me|this)|(?<![a-z])your[_\-]|placeholder|dummy|redacted"
+    r"|example[_\-]?(?:key|token|secret|password)"
 )
 _NUMBER = re.compile(r"^[€$£]?\d{1,4}(?:[.,:/]\d+)+[€$£%]?$")
 # Code, not a value: `os.environ['API_KEY']`, `getpass.getpass()`, `request.headers.get(…)`.
 _CODE = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[].*[)\]]$")
+# A reference to where the value lives, not the value: var.db_password, secrets.DB_PASS, env.TOKEN.
+_REFERENCE = re.compile(
+    r"(?i)^(?:var|vars|env|secrets?|config|settings|process\.env|local|locals|data|module|inputs|params|self"
+    r"|this|ctx|context|values|props|options|opts|args|cfg|conf)\.[\w.\[\]'\"]+$"
+)
 # Prose and YAML around a label: "(ask Maria)", "!vault |", "(the usual)".
 _ASIDE = re.compile(r"^(?:\(|![a-z])")
+
+
+# A value made of mask characters only ("••••••••", "****"), or a run of them in a key
+# ("AKIAXXXXXXXXXXXXXXXX", "sk-xxxxxxxx…"): documentation and screenshots, not a secret.
+_MASK_CHARS = frozenset("•●∙·⋅*xX.…-_#0")
+_PLACEHOLDER_RUN = re.compile(r"([Xx*•●0.])\1{7,}")
+
+
+def not_placeholder_run(value: str) -> bool:
+    """False when most of a vendor key is one filler character (AKIAXXXXXXXXXXXXXXXX)."""
+    run = _PLACEHOLDER_RUN.search(value)
+    return run is None or value.count(run.group(1)) < 0.6 * len(value)
 
 
 def plausible_value(value: str) -> bool:
@@ -56,15 +78,17 @@ def plausible_value(value: str) -> bool:
     if _ASIDE.match(raw) or _CODE.match(raw):
         return False
     v = value.strip(_TRAILING).strip("'\"`")
-    if len(v) < 4 or v.lower() in _NOT_A_VALUE:
+    if len(v) < 4 or v.lower() in _NOT_A_VALUE or set(v) <= _MASK_CHARS or not not_placeholder_run(v):
         return False
+    if _TEMPLATE_PART.search(v):
+        return False  # django-insecure-change-me, sk-your-key-here
     if "'" in v and v.replace("'", "").isalpha():
         return False  # "secret: it's a surprise" — a contraction is prose
     if v.isdigit() and len(v) < 6:
         return False  # token_limit=4096, "pwd: 1" — counts, not secrets
     if _NUMBER.match(v):
         return False  # "pass is 2.50", "token: 3.11.4", "pin: 10:30" — prices, versions, times
-    if _TEMPLATE.match(v) or _CODE.match(v) or _ASIDE.match(v) or v.endswith("…"):
+    if _TEMPLATE.match(v) or _CODE.match(v) or _ASIDE.match(v) or v.endswith("…") or _REFERENCE.match(v):
         return False
     return not v.startswith("[SECRET:")
 
@@ -78,7 +102,7 @@ def code_value(value: str) -> bool:
         return False
     if digits.isdigit():
         return 3 <= len(digits) <= 12
-    return bool(re.fullmatch(r"[A-Za-z0-9]{4,10}", digits)) and any(c.isdigit() for c in digits)
+    return bool(re.fullmatch(r"[^\W_]{4,10}", digits)) and any(c.isdigit() for c in digits)
 
 
 def credential_like(value: str) -> bool:

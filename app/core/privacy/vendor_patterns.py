@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from app.core.privacy.pattern import SecretPattern
+from app.core.privacy.values import not_placeholder_run
 
 # A lower-case piece of each vendor's prefix: the regex runs only when the text holds it.
 _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
@@ -46,11 +47,52 @@ _VENDOR_HINTS: dict[str, tuple[str, ...]] = {
     "replicate-token": ("r8_",),
     "discord-webhook": ("discord",),
     "postman-key": ("pmak-",),
+    "google-oauth-secret": ("gocspx-",),
+    "perplexity-key": ("pplx-",),
+    "twitch-token": ("oauth:",),
+    "groq-key": ("gsk_",),
+    "xai-key": ("xai-",),
+    "supabase-token": ("sbp_",),
+    "pulumi-token": ("pul-",),
+    "terraform-token": (".atlasv1.",),
+    "buildkite-token": ("bkua_",),
+    "circleci-token": ("ccipat_",),
+    "bitbucket-token": ("atbb",),
+    "airtable-token": ("pat",),
+    "typeform-token": ("tfp_",),
+    "contentful-token": ("cfpat-",),
+    "razorpay-key": ("rzp_",),
+    "flutterwave-key": ("flwseck",),
+    "shippo-token": ("shippo_",),
+    "newrelic-key": ("nrak-",),
+    "alibaba-key": ("ltai",),
+    "tencent-key": ("akid",),
+    "mailchimp-key": ("-us",),
+    "heroku-key": ("hrku-",),
+    "netlify-token": ("nfp_",),
+    "fly-token": ("fo1_",),
+    "facebook-token": ("eaa",),
+    "pinecone-key": ("pcsk_",),
+    "langsmith-key": ("lsv2_",),
+    "elevenlabs-key": ("sk_",),
+    "hubspot-token": ("pat-",),
+    "plaid-token": ("access-",),
+    "braintree-token": ("access_token$",),
+    "salesforce-token": ("00d",),
+    "azure-ad-secret": ("q~",),
+    "fcm-server-key": ("apa91b",),
+    "adyen-key": ("aqe",),
+    "teams-webhook": ("webhook",),
+    "render-key": ("rnd_",),
+    "ops-token": ("ops_",),
+    "dropbox-token": ("sl.",),
+    "docker-auth": ('"auth"',),
+    "yubikey-otp": ("cccc", "yubi", "otp"),
 }
 
 
 def _vendor(kind: str, pattern: str) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern), hints=_VENDOR_HINTS[kind])
+    return SecretPattern(kind, re.compile(pattern), check=not_placeholder_run, hints=_VENDOR_HINTS[kind])
 
 
 VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
@@ -97,10 +139,63 @@ VENDOR_PATTERNS: tuple[SecretPattern, ...] = (
     _vendor("doppler-token", r"\bdp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,}"),
     _vendor("twilio-key", r"\bSK[0-9a-f]{32}\b"),
     _vendor("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
-    _vendor("asana-token", r"\b\d/\d{13,16}:[a-f0-9]{32}\b"),
+    _vendor("asana-token", r"\b\d/\d{13,16}(?:/\d{13,16})?:[a-f0-9]{32}\b"),
     _vendor("brevo-key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
     _vendor("figma-token", r"\bfigd_[A-Za-z0-9_\-]{40,}"),
     _vendor("replicate-token", r"\br8_[A-Za-z0-9]{30,}\b"),
-    _vendor("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{60,}"),
+    _vendor("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{40,}"),
     _vendor("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    # More documented prefixes (gitleaks' list): AI APIs, CI/CD and hosting, payments, clouds.
+    _vendor("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_\-]{24,32}(?![A-Za-z0-9_\-])"),
+    _vendor("perplexity-key", r"\bpplx-[A-Za-z0-9]{40,}\b"),
+    _vendor("twitch-token", r"\boauth:[a-z0-9]{30}\b"),
+    _vendor("groq-key", r"\bgsk_[A-Za-z0-9]{48,56}\b"),
+    _vendor("xai-key", r"\bxai-[A-Za-z0-9]{60,100}\b"),
+    _vendor("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
+    _vendor("pulumi-token", r"\bpul-[a-f0-9]{40}\b"),
+    _vendor("terraform-token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"),
+    _vendor("buildkite-token", r"\bbkua_[a-f0-9]{40}\b"),
+    _vendor("circleci-token", r"\bCCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}\b"),
+    _vendor("bitbucket-token", r"\bATBB[A-Za-z0-9_=.\-]{28,}"),
+    _vendor("airtable-token", r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"),
+    _vendor("typeform-token", r"\btfp_[A-Za-z0-9_\-.=]{59,}"),
+    _vendor("contentful-token", r"\bCFPAT-[A-Za-z0-9_\-]{43}\b"),
+    _vendor("razorpay-key", r"\brzp_(?:live|test)_[A-Za-z0-9]{14,}\b"),
+    _vendor("flutterwave-key", r"\bFLWSECK(?:_TEST)?-[a-f0-9]{32}-X\b"),
+    _vendor("shippo-token", r"\bshippo_(?:live|test)_[a-f0-9]{40}\b"),
+    _vendor("newrelic-key", r"\bNRAK-[A-Z0-9]{27}\b"),
+    _vendor("alibaba-key", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    _vendor("tencent-key", r"\bAKID[A-Za-z0-9]{32}\b"),
+    _vendor("mailchimp-key", r"\b[a-f0-9]{32}-us\d{1,2}\b"),
+    _vendor("heroku-key", r"\bHRKU-[A-Za-z0-9_\-]{40,}"),
+    _vendor("netlify-token", r"\bnfp_[A-Za-z0-9]{36,}\b"),
+    _vendor("fly-token", r"\bfo1_[A-Za-z0-9_\-]{40,}"),
+    _vendor("facebook-token", r"\bEAA[A-Za-z0-9]{90,}\b"),
+    _vendor("pinecone-key", r"\bpcsk_[A-Za-z0-9_]{40,}\b"),
+    _vendor("langsmith-key", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b"),
+    _vendor("elevenlabs-key", r"\bsk_[a-f0-9]{48}\b"),
+    _vendor(
+        "hubspot-token",
+        r"\bpat-(?:na|eu|ap)\d-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
+    ),
+    _vendor("plaid-token", r"\baccess-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9\-]{27}\b"),
+    _vendor("braintree-token", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+    _vendor("salesforce-token", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"),
+    _vendor(
+        "azure-ad-secret",
+        r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
+    ),
+    _vendor("fcm-server-key", r"\bAAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}"),
+    _vendor("adyen-key", r"\bAQE[a-zA-Z0-9]{4}[A-Za-z0-9+/=_\-]{60,}"),
+    _vendor(
+        "teams-webhook", r"https://[\w.\-]+\.(?:webhook\.office|office)\.com/webhook(?:b2)?/[\w@\-/]{40,}"
+    ),
+    _vendor("render-key", r"\brnd_[A-Za-z0-9]{32}\b"),
+    _vendor("ops-token", r"\bops_[A-Za-z0-9_\-]{40,}"),
+    _vendor("dropbox-token", r"\bsl\.[A-Za-z0-9_\-]{60,}"),
+    # A YubiKey's one-time password as it types itself: 32 to 48 letters of its "modhex" alphabet
+    # (a 12-letter public id, usually starting "cccc", and a 32-letter token).
+    _vendor("yubikey-otp", r"\b[cbdefghijklnrtuv]{32,48}\b"),
+    # ~/.docker/config.json: "auth": base64(user:password).
+    _vendor("docker-auth", r"(?<=\"auth\": \")[A-Za-z0-9+/]{12,}={0,2}(?=\")"),
 )
