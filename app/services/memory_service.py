@@ -14,6 +14,7 @@ from app.core.clock import Clock, iso
 from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage, SearchFilters, SearchHit
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.index.key_index import MessageKeys
 from app.core.processor import Processor, Progress, RepairReport
 from app.core.sanitize import repair_text
 from app.core.search.merge import merge_hits
@@ -65,6 +66,8 @@ class MemoryService:
         # Identity hook (connectors feature): every name of the contact a person filter names.
         self.person_aliases: Callable[[str], tuple[str, ...]] | None = None
         self.extra_sources: dict[str, HitSource] = {}
+        # Sentence keys of messages (app/core/index/key_index.py), built after ingest.
+        self.keys: MessageKeys | None = None
         self.deletion = DeletionService(
             db, processor, clock, user_id=user_id, keywords=self.keywords, events=events
         )
@@ -82,7 +85,7 @@ class MemoryService:
         defer_embedding: bool = False,
     ) -> IngestResult:
         """Store messages; `defer_embedding` leaves their vectors to the background backlog."""
-        return self.processor.ingest(
+        result = self.processor.ingest(
             messages,
             progress=progress,
             total=total,
@@ -90,6 +93,9 @@ class MemoryService:
             atomic=atomic,
             defer_embedding=defer_embedding,
         )
+        if result.ids and self.keys is not None:
+            self.keys.notify()  # sentence keys, in the background once the vectors exist
+        return result
 
     def remember(
         self,

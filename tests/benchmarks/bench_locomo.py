@@ -4,7 +4,10 @@ Every turn of the five conversations is imported as a message; every question (c
 is asked through MemoryService.search, pooled over all conversations, with no filters.
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
-        [--keyword-budget ROWS] [--activations float|int8]
+        [--keyword-budget ROWS] [--activations float|int8] [--variant FIELD=VALUE ...]
+
+`--variant` runs the questions again with one `SearchConfig` field changed (repeatable; the
+default run comes first), so variants are compared on one import in one process.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.bootstrap import build_services
+from dataclasses import replace
+
+from app.bootstrap import Services, build_services
+from app.core.search.messages import SearchConfig
 from app.core.settings import EmbeddingSettings, Settings
-from tests.benchmarks.locomo_data import CATEGORIES, DATA, load
+from tests.benchmarks.locomo_data import CATEGORIES, DATA, Question, load
 
 
 def main() -> int:
@@ -37,6 +43,12 @@ def main() -> int:
         choices=["float", "int8"],
         default="float",
         help="int8: the local model with dynamically quantized activations (needs `onnx`)",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="also run with a SearchConfig field set, e.g. sentence_keys=false (repeatable)",
     )
     args = parser.parse_args()
     if not DATA.exists():
@@ -66,6 +78,41 @@ def main() -> int:
         f"in {time.perf_counter() - started:.1f}s; {len(questions)} questions; "
         f"embedder {services.embedder.model_id}"
     )
+    wait_for_keys(services)
+    searcher = services.memory.searcher
+    default = searcher.config
+    for variant in [None, *args.variant]:
+        searcher.config = default if variant is None else with_field(default, variant)
+        print(f"\n== {variant or 'default'}")
+        report(services, questions)
+    searcher.config = default
+    services.close()
+    return 0
+
+
+def with_field(config: SearchConfig, assignment: str) -> SearchConfig:
+    """`config` with one field set from `name=value` (bool, int, float or None)."""
+    name, _, raw = assignment.partition("=")
+    value: object
+    if raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    elif raw.lower() == "none":
+        value = None
+    else:
+        value = float(raw) if "." in raw else int(raw)
+    return replace(config, **{name.strip(): value})
+
+
+def wait_for_keys(services: Services) -> None:
+    """Sentence keys are built in the background after the import: build what is left now."""
+    started = time.perf_counter()
+    keys = services.memory.keys
+    if keys is not None:
+        done = keys.backlog.drain().embedded
+        print(f"sentence keys: {done} messages keyed in {time.perf_counter() - started:.1f}s")
+
+
+def report(services: Services, questions: list[Question]) -> None:
     found: dict[int, dict[int, list[float]]] = {5: defaultdict(list), 10: defaultdict(list)}
     started = time.perf_counter()
     for q in questions:
@@ -86,8 +133,6 @@ def main() -> int:
     all5 = [x for v in found[5].values() for x in v]
     all10 = [x for v in found[10].values() for x in v]
     print(f"{'overall':<14}{len(all10):>5}{sum(all5) / len(all5):>8.3f}{sum(all10) / len(all10):>8.3f}")
-    services.close()
-    return 0
 
 
 if __name__ == "__main__":

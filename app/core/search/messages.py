@@ -17,6 +17,7 @@ from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
+from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
@@ -46,6 +47,12 @@ class SearchConfig:
     neighbour_candidates: int = 10
     # Rows FTS5 may score per query (None = score every match); see keyword_budget.
     keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
+    # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
+    sentence_keys: bool = True
+    # How much a message's best key cosine counts over its own (message_keys.resolve).
+    key_weight: float = 1.0
+    # Keys taken from the key leg per query (several keys of a message may be among them).
+    key_pool: int = 30
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -73,6 +80,7 @@ class MessageSearcher:
         access: AccessTracker | None = None,
         config: SearchConfig | None = None,
         people: PeopleDirectory | None = None,
+        keys: Corpus | None = None,
     ) -> None:
         self.db = db
         self.corpus = corpus
@@ -81,6 +89,8 @@ class MessageSearcher:
         self.access = access
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
+        # The messages' sentence keys (a vector-only kind whose hits resolve to messages).
+        self.keys = keys
         self.windows = ConversationWindows()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
@@ -130,6 +140,15 @@ class MessageSearcher:
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
         vector = self.embedder.embed_query(query.text)
         vector_hits = self.corpus.vector_leg(vector, pool, where)
+
+        def own_cosines(keys: list[str]) -> dict[str, float]:
+            context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
+            return context.cosines if context is not None else {}
+
+        if self.keys is not None and self.config.sentence_keys:
+            # Keys carry the messages' fixed columns only: archived rows are dropped after hydration.
+            key_hits = self.keys.vector_leg(vector, self.config.key_pool, where.without("archived", "tier"))
+            vector_hits = resolve_keys(vector_hits, key_hits, own_cosines, self.config.key_weight)
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
