@@ -18,7 +18,7 @@ from typing import Any
 from app.core.clock import Clock
 from app.core.embeddings.base import Embedder
 from app.core.index import maintenance
-from app.core.index.backlog import EmbeddingBacklog
+from app.core.index.backlog import BacklogStatus, EmbeddingBacklog
 from app.core.index.corpus import Corpus
 from app.core.index.key_source import MessageKeySource
 from app.core.index.key_text import MAX_KEYS
@@ -79,6 +79,13 @@ class MessageKeys:
                 self.backlog.notify()
         except Exception:  # the next notify or repair tries again
             log.exception("sentence keys: waiting for the message backlog failed")
+
+    def wait(self, timeout_s: float = 60.0) -> BacklogStatus:
+        """Block until the keys of what was stored so far are built (tests, benchmarks, tools)."""
+        waiter = self._waiter
+        if waiter is not None and waiter is not threading.current_thread():
+            waiter.join(timeout_s)
+        return self.backlog.wait(timeout_s=timeout_s)
 
     def repair(self, full: bool, progress: Progress | None) -> KindReport:
         """Build missing keys (the backlog, by message), then the generic repair (orphans, stale)."""

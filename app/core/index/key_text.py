@@ -10,13 +10,14 @@ rules, no language model: it only needs to make the vector sharper, not the text
 
 from __future__ import annotations
 
+import os
 import re
 
 from app.core.search.relevance import content_stems
 
 # A sentence ends at . ! ? … (possibly repeated, possibly closing a quote) followed by
 # whitespace, or at a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)]*\s+|\s*\n+\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"'”’)])\s+|\s*\n+\s*")
 # First-person words and their contractions (straight or curly apostrophe), English only: in
 # other languages the sentences are still split, only the pronouns stay as they are.
 _FIRST_PERSON = re.compile(
@@ -70,11 +71,16 @@ def _cut(text: str) -> str:
     return cut[:space] if space > MAX_KEY_CHARS // 2 else cut
 
 
+# A message of one sentence gets a key too (its own vector is diluted by the metadata lines
+# of its AAAK document; without a key it would compete unfairly against keyed messages).
+ONE_SENTENCE_KEYS = os.environ.get("STRATA_EXPERIMENT_ONE_SENTENCE_KEYS") == "1"
+
+
 def message_keys(writer: str | None, content: str | None) -> list[str]:
     """The extra keys of one message (none for a message of one sentence: its own vector is that
     key already)."""
     parts = sentences(content or "")
-    if len(parts) < 2:
+    if len(parts) < 2 and not ONE_SENTENCE_KEYS:
         return []
     keys: list[str] = []
     for part in parts:
