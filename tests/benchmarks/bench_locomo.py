@@ -109,7 +109,7 @@ def wait_for_keys(services: Services) -> None:
     keys = services.memory.keys
     if keys is not None:
         done = keys.backlog.drain().embedded
-        print(f"sentence keys: {done} messages keyed in {time.perf_counter() - started:.1f}s")
+        print(f"sentence keys: {done} key documents built in {time.perf_counter() - started:.1f}s")
 
 
 def report(services: Services, questions: list[Question]) -> None:
