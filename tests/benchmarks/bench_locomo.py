@@ -48,7 +48,7 @@ def main() -> int:
         "--variant",
         action="append",
         default=[],
-        help="also run with a SearchConfig field set, e.g. sentence_keys=false (repeatable)",
+        help="also run with SearchConfig fields set, e.g. key_weight=0.5,key_pool=60 (repeatable)",
     )
     args = parser.parse_args()
     if not DATA.exists():
@@ -90,17 +90,19 @@ def main() -> int:
     return 0
 
 
-def with_field(config: SearchConfig, assignment: str) -> SearchConfig:
-    """`config` with one field set from `name=value` (bool, int, float or None)."""
-    name, _, raw = assignment.partition("=")
-    value: object
-    if raw.lower() in ("true", "false"):
-        value = raw.lower() == "true"
-    elif raw.lower() == "none":
-        value = None
-    else:
-        value = float(raw) if "." in raw else int(raw)
-    return replace(config, **{name.strip(): value})
+def with_field(config: SearchConfig, assignments: str) -> SearchConfig:
+    """`config` with fields set from `name=value[,name=value]` (bool, int, float or None)."""
+    for assignment in assignments.split(","):
+        name, _, raw = assignment.partition("=")
+        value: object
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        elif raw.lower() == "none":
+            value = None
+        else:
+            value = float(raw) if "." in raw else int(raw)
+        config = replace(config, **{name.strip(): value})
+    return config
 
 
 def wait_for_keys(services: Services) -> None:

@@ -50,7 +50,7 @@ class SearchConfig:
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).
-    key_weight: float = 1.0
+    key_weight: float = 0.5
     # Keys taken from the key leg per query (several keys of a message may be among them).
     key_pool: int = 30
 
