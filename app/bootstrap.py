@@ -152,20 +152,24 @@ def build_services(
         FusionConfig(relevance=relevance_model_for(embedder.model_id), floor=settings.search.relevance_floor)
     )
     llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
-    # Sentence keys of messages: built in the background after the messages' own vectors.
-    keys = MessageKeys(db, vectors, embedder, keywords, clock, leases=leases, messages=processor.backlog)
+    # Sentence keys of messages: built in the background after the messages' own vectors
+    # (off: neither built nor searched, and doctor lists no such kind).
+    keys = (
+        MessageKeys(db, vectors, embedder, keywords, clock, leases=leases, messages=processor.backlog)
+        if settings.search.sentence_keys
+        else None
+    )
     searcher = MessageSearcher(
         db,
         processor.corpus,
         embedder,
         clock,
         access=access,
-        keys=keys.corpus,
+        keys=keys.corpus if keys is not None else None,
         config=SearchConfig(
             candidate_pool=settings.search.candidate_pool,
             rrf_k=settings.search.rrf_k,
             keyword_row_budget=settings.search.keyword_row_budget or None,
-            sentence_keys=settings.search.sentence_keys,
             fusion=fusion,
         ),
     )
@@ -196,7 +200,8 @@ def build_services(
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
     memory.keys = keys
-    memory.deletion.hooks.append(keys.on_messages_deleted)
+    if keys is not None:
+        memory.deletion.hooks.append(keys.on_messages_deleted)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(
@@ -343,7 +348,7 @@ def build_index_service(
     forgetting: ForgettingService,
     insights: InsightsService,
     knowledge: KnowledgeService,
-    keys: MessageKeys,
+    keys: MessageKeys | None,
 ) -> IndexService:
     """Every kind of the indexed corpus, for doctor and the background repair."""
     kb = knowledge.kb
@@ -358,14 +363,12 @@ def build_index_service(
         assert report is not None
         return report
 
-    return IndexService(
-        db,
-        leases,
-        [
-            IndexedKind("messages", processor.corpus, processor.source, repair_messages),
-            IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
-            IndexedKind("insights", insights.index.corpus, insights.index.source),
-            IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
-            IndexedKind("sentence keys", keys.corpus, keys.source, keys.repair),
-        ],
-    )
+    kinds = [
+        IndexedKind("messages", processor.corpus, processor.source, repair_messages),
+        IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
+        IndexedKind("insights", insights.index.corpus, insights.index.source),
+        IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
+    ]
+    if keys is not None:
+        kinds.append(IndexedKind("sentence keys", keys.corpus, keys.source, keys.repair))
+    return IndexService(db, leases, kinds)

@@ -118,12 +118,13 @@ def test_repair_rebuilds_lost_keys_from_sqlite(svc: Services) -> None:
     assert key_report(svc)["missing"] == 0
 
 
-def test_sentence_keys_off_in_settings_leaves_search_as_before(settings: Settings, clock: FixedClock) -> None:
+def test_sentence_keys_off_builds_and_searches_none(settings: Settings, clock: FixedClock) -> None:
     settings.search.sentence_keys = False
     services = build_services(settings, clock=clock, embedder=HashingEmbedder())
     try:
-        assert services.memory.searcher.config.sentence_keys is False
+        assert services.memory.keys is None and services.memory.searcher.keys is None
         services.memory.ingest([make_message(1, content=LONG)])
         assert services.memory.search("greyhound Pixel", limit=5)
+        assert MESSAGE_KEY_KIND not in {r.kind for r in services.index.verify()}
     finally:
         services.close()
