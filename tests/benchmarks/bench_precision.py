@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,8 @@ def build_archive(workdir: Path, embedder: str) -> Services:
     services.memory.ingest(load_messages())
     for document in sorted((DATA / "documents").iterdir()):
         services.knowledge.add_file(document)
+    if services.memory.keys is not None:
+        services.memory.keys.wait()  # sentence keys are built in the background after ingest
     return services
 
 
@@ -123,16 +125,22 @@ def main() -> int:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="strata-precision-"))
     services = build_archive(workdir, args.embedder)
+    searcher = services.memory.searcher
     try:
         result = evaluate(services, load_queries(), show_misses=args.show_misses)
+        default = searcher.config
+        searcher.config = replace(default, sentence_keys=False)
+        without = evaluate(services, load_queries(), show_misses=False)
+        searcher.config = default
     finally:
         services.close()
-    print(
-        f"embedder {args.embedder}; {result['answerable']} answerable queries: rank 1 "
-        f"{result['rank1']:.2f}, top 3 {result['top3']:.2f}, found in top 10 {result['found']:.2f}; "
-        f"{result['unrelated']} unrelated queries with no hit: {result['unrelated_empty']:.2f} "
-        f"(load average {os.getloadavg()[0]:.2f})"
-    )
+    for label, figures in (("default", result), ("without sentence keys", without)):
+        print(
+            f"{label}: embedder {args.embedder}; {figures['answerable']} answerable queries: rank 1 "
+            f"{figures['rank1']:.2f}, top 3 {figures['top3']:.2f}, found in top 10 {figures['found']:.2f}; "
+            f"{figures['unrelated']} unrelated queries with no hit: {figures['unrelated_empty']:.2f} "
+            f"(load average {os.getloadavg()[0]:.2f})"
+        )
     return 0
 
 
