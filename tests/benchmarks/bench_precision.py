@@ -9,6 +9,7 @@ Goals (issue 12): unrelated queries return 0 hits in >= 95 % of cases; answerabl
 the answer at rank 1 in >= 80 % and in the top 3 in >= 95 %.
 
     python tests/benchmarks/bench_precision.py [--embedder local|multilingual|hashing] [--show-misses]
+        [--variant FIELD=VALUE,...]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from app.bootstrap import Services, build_services
 from app.core.clock import FixedClock, datetime_to_ms
 from app.core.domain import RawMessage, SearchHit
 from app.core.settings import EmbeddingSettings, Settings
+from tests.benchmarks.bench_locomo import with_field
 
 DATA = Path(__file__).parent / "data" / "precision"
 # The archive's "now": a few days after its last message.
@@ -122,6 +124,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--embedder", default="local", choices=["local", "multilingual", "hashing"])
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument(
+        "--variant", action="append", default=[], help="also run with SearchConfig fields set"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="strata-precision-"))
     services = build_archive(workdir, args.embedder)
@@ -129,12 +134,17 @@ def main() -> int:
     try:
         result = evaluate(services, load_queries(), show_misses=args.show_misses)
         default = searcher.config
-        searcher.config = replace(default, sentence_keys=False)
-        without = evaluate(services, load_queries(), show_misses=False)
+        runs = [("default", result)]
+        for label, config in [
+            ("without sentence keys", replace(default, sentence_keys=False)),
+            *((v, with_field(default, v)) for v in args.variant),
+        ]:
+            searcher.config = config
+            runs.append((label, evaluate(services, load_queries(), show_misses=args.show_misses)))
         searcher.config = default
     finally:
         services.close()
-    for label, figures in (("default", result), ("without sentence keys", without)):
+    for label, figures in runs:
         print(
             f"{label}: embedder {args.embedder}; {figures['answerable']} answerable queries: rank 1 "
             f"{figures['rank1']:.2f}, top 3 {figures['top3']:.2f}, found in top 10 {figures['found']:.2f}; "

@@ -139,7 +139,7 @@ class MessageSearcher:
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
         vector = self.embedder.embed_query(query.text)
-        vector_hits = self.corpus.vector_leg(vector, pool, where)
+        vector_hits = own_hits = self.corpus.vector_leg(vector, pool, where)
 
         def own_cosines(keys: list[str]) -> dict[str, float]:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
@@ -197,6 +197,8 @@ class MessageSearcher:
             limit=query.limit,
             loose=query.loose,
             to_hit=_hit,
+            # The floor judges a message by its own vector; its sentence keys only order.
+            floor_vector=own_hits if vector_hits is not own_hits else None,
         )
 
     def _keyword_and_vectors(
