@@ -63,11 +63,15 @@ def resolve(
     key_hits: Iterable[LegHit],
     own: Callable[[list[str]], Mapping[str, float]],
     weight: float,
+    min_cosine: float = 0.0,
 ) -> tuple[LegHit, ...]:
     """One vector leg over messages. A message a key found counts its own cosine raised by
-    `weight` × how far its best key's cosine is above it (1: the best key's; 0: only found)."""
+    `weight` × how far its best key's cosine is above it (1: the best key's; 0: only found).
+    Keys under `min_cosine` count for nothing (one shared word is no evidence)."""
     best: dict[str, float] = {}
     for hit in key_hits:
+        if hit.value < min_cosine:
+            continue
         message = message_of(hit.key)
         best[message] = max(hit.value, best.get(message, -2.0))
     values = {h.key: h.value for h in message_hits}

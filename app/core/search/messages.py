@@ -53,6 +53,10 @@ class SearchConfig:
     key_weight: float = 0.5
     # Keys taken from the key leg per query (several keys of a message may be among them).
     key_pool: int = 30
+    # Keys below this cosine neither lift nor add a message (all-MiniLM-L6-v2 scale).
+    key_min_cosine: float = 0.0
+    # The relevance floor judges a message by its own vector, not by its keys.
+    key_floor: bool = True
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -139,16 +143,22 @@ class MessageSearcher:
         where = message_filter(query)
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
         vector = self.embedder.embed_query(query.text)
+        key_future = None
+        if self.keys is not None and self.config.sentence_keys:
+            # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
+            # fixed columns only: archived rows are dropped after hydration like any candidate.
+            key_where = where.without("archived", "tier")
+            key_pool = self.config.key_pool
+            key_future = self._keyword_pool.submit(self.keys.vector_leg, vector, key_pool, key_where)
         vector_hits = own_hits = self.corpus.vector_leg(vector, pool, where)
 
         def own_cosines(keys: list[str]) -> dict[str, float]:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
             return context.cosines if context is not None else {}
 
-        if self.keys is not None and self.config.sentence_keys:
-            # Keys carry the messages' fixed columns only: archived rows are dropped after hydration.
-            key_hits = self.keys.vector_leg(vector, self.config.key_pool, where.without("archived", "tier"))
-            vector_hits = resolve_keys(vector_hits, key_hits, own_cosines, self.config.key_weight)
+        if key_future is not None:
+            weight, least = self.config.key_weight, self.config.key_min_cosine
+            vector_hits = resolve_keys(vector_hits, key_future.result(), own_cosines, weight, least)
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
@@ -198,7 +208,7 @@ class MessageSearcher:
             loose=query.loose,
             to_hit=_hit,
             # The floor judges a message by its own vector; its sentence keys only order.
-            floor_vector=own_hits if vector_hits is not own_hits else None,
+            floor_vector=own_hits if vector_hits is not own_hits and self.config.key_floor else None,
         )
 
     def _keyword_and_vectors(
