@@ -10,7 +10,6 @@ rules, no language model: it only needs to make the vector sharper, not the text
 
 from __future__ import annotations
 
-import os
 import re
 
 from app.core.search.relevance import content_stems
@@ -71,16 +70,11 @@ def _cut(text: str) -> str:
     return cut[:space] if space > MAX_KEY_CHARS // 2 else cut
 
 
-# A message of one sentence gets a key too (its own vector is diluted by the metadata lines
-# of its AAAK document; without a key it would compete unfairly against keyed messages).
-ONE_SENTENCE_KEYS = os.environ.get("STRATA_EXPERIMENT_ONE_SENTENCE_KEYS") == "1"
-
-
 def message_keys(writer: str | None, content: str | None) -> list[str]:
     """The extra keys of one message (none for a message of one sentence: its own vector is that
-    key already)."""
+    key already; keying those too changed nothing on LoCoMo, docs/benchmarks.md)."""
     parts = sentences(content or "")
-    if len(parts) < 2 and not ONE_SENTENCE_KEYS:
+    if len(parts) < 2:
         return []
     keys: list[str] = []
     for part in parts:

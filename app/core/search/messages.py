@@ -53,10 +53,9 @@ class SearchConfig:
     key_weight: float = 0.5
     # Keys taken from the key leg per query (several keys of a message may be among them).
     key_pool: int = 30
-    # Keys below this cosine neither lift nor add a message (all-MiniLM-L6-v2 scale).
-    key_min_cosine: float = 0.0
-    # The relevance floor judges a message by its own vector, not by its keys.
-    key_floor: bool = True
+    # Keys below this cosine neither lift nor add a message: one shared word is no evidence
+    # ("penguin migration Antarctica" vs "The migration locked the table": 0.27 on MiniLM).
+    key_min_cosine: float = 0.35
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -150,7 +149,7 @@ class MessageSearcher:
             key_where = where.without("archived", "tier")
             key_pool = self.config.key_pool
             key_future = self._keyword_pool.submit(self.keys.vector_leg, vector, key_pool, key_where)
-        vector_hits = own_hits = self.corpus.vector_leg(vector, pool, where)
+        vector_hits = self.corpus.vector_leg(vector, pool, where)
 
         def own_cosines(keys: list[str]) -> dict[str, float]:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
@@ -207,8 +206,6 @@ class MessageSearcher:
             limit=query.limit,
             loose=query.loose,
             to_hit=_hit,
-            # The floor judges a message by its own vector; its sentence keys only order.
-            floor_vector=own_hits if vector_hits is not own_hits and self.config.key_floor else None,
         )
 
     def _keyword_and_vectors(

@@ -73,7 +73,6 @@ def rank_messages(
     limit: int,
     loose: bool,
     to_hit: Callable[[Any, float, float], SearchHit],
-    floor_vector: Sequence[LegHit] | None = None,
 ) -> RankedMessages:
     """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
     conversation window (reading every candidate's neighbours cost a third of the query at 100k
@@ -131,19 +130,11 @@ def rank_messages(
     # A name the query uses to say *whose* messages (people understanding) is not evidence that a
     # message of theirs is about the rest of the query: the floor (and the reported relevance)
     # judge the query without it, while the order keeps the name's evidence and the boost.
-    # Likewise sentence keys (`floor_vector`: the vector leg on the messages' own vectors): a key
-    # lifts its message in the order, but one matching sentence ("The migration locked the table")
-    # is no close match for an unrelated query ("penguin migration Antarctica").
     evidence = relevance
     unnamed = without_names(query_text, mentions)
-    if unnamed != query_text or floor_vector is not None:
-        own = list(vector)
-        if floor_vector is not None:
-            # Each candidate's own cosine: the messages' vector leg, else the in-memory copy's.
-            mine = {h.key: h.value for h in floor_vector}
-            own = [LegHit(h.key, h.rank, mine.get(h.key, all_cosines.get(h.key, h.value))) for h in vector]
+    if unnamed != query_text:
         evidence = score_candidates(
-            own, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
+            vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
         )
     scored: list[tuple[float, float, Any]] = []
     hidden = 0

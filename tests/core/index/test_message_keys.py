@@ -83,6 +83,9 @@ def test_resolve_takes_the_best_key_and_finds_messages_only_a_key_found() -> Non
     # 7: 0.2 + 0.5 × (0.6 − 0.2); 8: 0.1 + 0.5 × 0.4; 9 has no vector of its own: left out.
     assert [(h.key, h.rank) for h in hits] == [("7", 1), ("8", 2)]
     assert hits[0].value == pytest.approx(0.4) and hits[1].value == pytest.approx(0.3)
+    # Keys under the least cosine are no evidence: 8 is not found, 7 keeps its own value.
+    weak = resolve([LegHit("7", 1, 0.2)], [LegHit("7:1", 1, 0.3), LegHit("8:0", 2, 0.3)], own.get, 0.5, 0.35)
+    assert [(h.key, h.value) for h in weak] == [("7", 0.2)]
 
 
 def test_an_edit_rekeys_and_a_deletion_removes_the_keys(svc: Services) -> None:
