@@ -237,9 +237,9 @@ class EmbeddingBacklog:
                         self.corpus.put_vectors(embeddable, np.concatenate(vectors), collection)
                     with self.db.write() as session:
                         self.source.stamp(session, docs, model, dims)
-                    done += len(docs)
+                    done += len(embeddable)
                     with self._lock:
-                        self._embedded += len(docs)
+                        self._embedded += len(embeddable)
                     if finished:
                         return
             except BaseException as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.core.clock import Clock
@@ -80,12 +80,14 @@ class MessageKeys:
         except Exception:  # the next notify or repair tries again
             log.exception("sentence keys: waiting for the message backlog failed")
 
-    def wait(self, timeout_s: float = 60.0) -> BacklogStatus:
-        """Block until the keys of what was stored so far are built (tests, benchmarks, tools)."""
+    def wait(
+        self, timeout_s: float | None = 60.0, progress: Callable[[BacklogStatus], None] | None = None
+    ) -> BacklogStatus:
+        """Block until the keys of what was stored so far are built (import, tests, benchmarks)."""
         waiter = self._waiter
         if waiter is not None and waiter is not threading.current_thread():
             waiter.join(timeout_s)
-        return self.backlog.wait(timeout_s=timeout_s)
+        return self.backlog.wait(progress, timeout_s=timeout_s)
 
     def repair(self, full: bool, progress: Progress | None) -> KindReport:
         """Build missing keys (the backlog, by message), then the generic repair (orphans, stale)."""
