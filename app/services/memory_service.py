@@ -29,6 +29,8 @@ from app.services.deletion_service import DeletionService
 from app.services.search_facets import Facets, known_facets
 
 MAX_SEARCH_LIMIT = 200
+# Writes of at most this many messages build their sentence keys inline (about 1 key a message).
+INLINE_KEYS = 64
 
 # Extra result sources (summaries, knowledge-base chunks) plug in here without the memory
 # service importing the features: each gets the query and returns hits of its own kind.
@@ -94,7 +96,12 @@ class MemoryService:
             defer_embedding=defer_embedding,
         )
         if result.ids and self.keys is not None:
-            self.keys.notify()  # sentence keys, in the background once the vectors exist
+            if not defer_embedding and len(result.ids) <= INLINE_KEYS:
+                # A small write (REST, MCP remember, a live sync) gets its keys at once, like its
+                # vector: the next search sees them. Imports leave them to the background.
+                self.keys.build_now(result.ids)
+            else:
+                self.keys.notify()  # sentence keys, in the background once the vectors exist
         return result
 
     def remember(

@@ -80,6 +80,22 @@ class MessageKeys:
         except Exception:  # the next notify or repair tries again
             log.exception("sentence keys: waiting for the message backlog failed")
 
+    def build_now(self, message_ids: Sequence[int]) -> int:
+        """Key these messages now, on the caller's thread (small writes: read-after-write, as their
+        own vectors are embedded inline). Returns how many keys were embedded."""
+        with self.db.read() as session:
+            docs = self.source.documents(session, [str(i) for i in message_ids])
+        if not docs:
+            return 0
+        keyed = [d for d in docs if d.document]
+        with self.corpus.writing():
+            if keyed:
+                self.corpus.embed(keyed)
+            model = self.corpus.embedder
+            with self.db.write() as session:
+                self.source.stamp(session, docs, model.model_id, model.dimensions)
+        return len(keyed)
+
     def wait(
         self, timeout_s: float | None = 60.0, progress: Callable[[BacklogStatus], None] | None = None
     ) -> BacklogStatus:

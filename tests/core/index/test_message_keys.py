@@ -42,8 +42,9 @@ def key_report(svc: Services, full: bool = True) -> dict[str, object]:
     return next(r.to_dict() for r in svc.index.verify(full=full) if r.kind == MESSAGE_KEY_KIND)
 
 
-def test_keys_are_built_after_ingest_and_point_back_to_their_message(svc: Services) -> None:
-    ids = svc.memory.ingest([make_message(1, content=LONG), make_message(2, content="ok, see you then")]).ids
+def test_an_import_gets_its_keys_in_the_background_pointing_back_to_their_message(svc: Services) -> None:
+    batch = [make_message(1, content=LONG), make_message(2, content="ok, see you then")]
+    ids = svc.memory.ingest(batch, defer_embedding=True).ids
     assert svc.memory.keys is not None
     status = svc.memory.keys.wait()
     assert status.pending == 0 and status.error is None
@@ -53,6 +54,11 @@ def test_keys_are_built_after_ingest_and_point_back_to_their_message(svc: Servic
     keys = sorted(svc.memory.keys.corpus.collection.keys())
     assert keys == [f"{ids[0]}:0", f"{ids[0]}:1", f"{ids[0]}:2"]
     assert next(r for r in svc.index.verify(full=True) if r.kind == MESSAGE_KEY_KIND).healthy
+
+
+def test_a_small_write_gets_its_keys_at_once(svc: Services) -> None:
+    first = svc.memory.ingest([make_message(1, content=LONG)]).ids[0]
+    assert stamps(svc) == {first: 3}  # no waiting: read-after-write, like the message's vector
 
 
 def test_a_sentence_lifts_its_message_in_search(svc: Services) -> None:
