@@ -143,7 +143,7 @@ class MessageSearcher:
         keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
         vector = self.embedder.embed_query(query.text)
         key_future = None
-        if self.keys is not None and self.config.sentence_keys:
+        if self.keys is not None and self.config.sentence_keys and self.keys.collection.exists:
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
