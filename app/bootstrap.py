@@ -15,6 +15,7 @@ from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
+from app.core.index.key_index import MessageKeys
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import FusionParams
 from app.core.index.maintenance import KindReport, Progress
@@ -87,6 +88,8 @@ class Services:
     def close(self) -> None:
         if self.connectors is not None:
             self.connectors.stop_live()
+        if self.memory.keys is not None:
+            self.memory.keys.close()
         self.processor.backlog.close()
         self.access.close()
         self.memory.searcher.close()
@@ -152,12 +155,20 @@ def build_services(
         FusionConfig(relevance=relevance_model_for(embedder.model_id), floor=settings.search.relevance_floor)
     )
     llm = build_llm(settings, llm_keys, db, clock) if settings.llm.enabled else None
+    # Sentence keys of messages: built in the background after the messages' own vectors
+    # (off: neither built nor searched, and doctor lists no such kind).
+    keys = (
+        MessageKeys(db, vectors, embedder, keywords, clock, leases=leases, messages=processor.backlog)
+        if settings.search.sentence_keys
+        else None
+    )
     searcher = MessageSearcher(
         db,
         processor.corpus,
         embedder,
         clock,
         access=access,
+        keys=keys.corpus if keys is not None else None,
         config=SearchConfig(
             candidate_pool=settings.search.candidate_pool,
             rrf_k=settings.search.rrf_k,
@@ -191,6 +202,9 @@ def build_services(
     )
     # Summaries answer when raw hits are few (spec: minRawResultsWithoutFallback).
     memory.fallback_sources.append(forgetting.search_summaries)
+    memory.keys = keys
+    if keys is not None:
+        memory.deletion.hooks.append(keys.on_messages_deleted)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(
@@ -210,7 +224,7 @@ def build_services(
         fusion=fusion,
     )
     memory.extra_sources[INSIGHTS_SOURCE] = insights.memory_hits  # unified search: include=["insights"]
-    index = build_index_service(db, leases, processor, forgetting, insights, knowledge)
+    index = build_index_service(db, leases, processor, forgetting, insights, knowledge, keys)
     reembed = ReembedService(
         index,
         active,
@@ -337,6 +351,7 @@ def build_index_service(
     forgetting: ForgettingService,
     insights: InsightsService,
     knowledge: KnowledgeService,
+    keys: MessageKeys | None,
 ) -> IndexService:
     """Every kind of the indexed corpus, for doctor and the background repair."""
     kb = knowledge.kb
@@ -351,13 +366,12 @@ def build_index_service(
         assert report is not None
         return report
 
-    return IndexService(
-        db,
-        leases,
-        [
-            IndexedKind("messages", processor.corpus, processor.source, repair_messages),
-            IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
-            IndexedKind("insights", insights.index.corpus, insights.index.source),
-            IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
-        ],
-    )
+    kinds = [
+        IndexedKind("messages", processor.corpus, processor.source, repair_messages),
+        IndexedKind("summaries", forgetting.summaries.corpus, forgetting.summaries.source),
+        IndexedKind("insights", insights.index.corpus, insights.index.source),
+        IndexedKind("documents", kb.corpus, ChunkSource(), repair_chunks),
+    ]
+    if keys is not None:
+        kinds.append(IndexedKind("sentence keys", keys.corpus, keys.source, keys.repair))
+    return IndexService(db, leases, kinds)

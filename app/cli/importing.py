@@ -67,6 +67,11 @@ def embed_backlog(svc: Services, *, wait: bool, show: bool) -> dict[str, object]
         elif first.pending or status.embedded:
             rate = f" ({status.embedded / elapsed:.0f}/s)" if elapsed > 0 and status.embedded else ""
             console.print(f"embedded {status.embedded} message(s) in {elapsed:.1f} s{rate}")
+    keys = svc.memory.keys
+    if keys is not None and status.error is None and not status.pending:
+        # Sentence keys follow the vectors; stopping here loses nothing (repair builds the rest).
+        with progress_bar("sentence keys (search works already)", None, enabled=show) as update:
+            guarded(lambda: keys.wait(None, lambda s: update(s.embedded, s.embedded + s.pending)))
     return status.to_dict()
 
 

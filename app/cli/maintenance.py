@@ -109,7 +109,13 @@ def _ann_detail(state: dict[str, object]) -> str:
     )
 
 
-_KIND_NAMES = {"message": "messages", "summary": "summaries", "insight": "insights", "chunk": "documents"}
+_KIND_NAMES = {
+    "message": "messages",
+    "summary": "summaries",
+    "insight": "insights",
+    "chunk": "documents",
+    "message_key": "sentence keys",
+}
 
 
 def demo_command(ctx: typer.Context) -> None:

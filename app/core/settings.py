@@ -60,6 +60,9 @@ class SearchSettings(BaseModel):
     # Hits below this calibrated relevance (0–1) are "no close match"; `loose` searches show them.
     # 0.30 is calibrated for the local MiniLM model (docs/ARCHITECTURE.md, "Relevance floor").
     relevance_floor: float = Field(default=0.30, ge=0.0, le=1.0)
+    # Each sentence of a message is also searched, told about its writer ("my" → "John's"):
+    # built in the background after import (docs/ARCHITECTURE.md, "Sentence keys").
+    sentence_keys: bool = True
 
 
 class RetentionRuleSettings(BaseModel):

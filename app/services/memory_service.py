@@ -12,6 +12,7 @@ from app.core.clock import Clock, iso
 from app.core.domain import IngestError, IngestResult, MessageRecord, RawMessage, SearchFilters, SearchHit
 from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
+from app.core.index.key_index import MessageKeys
 from app.core.processor import Processor, Progress, RepairReport
 from app.core.sanitize import repair_text
 from app.core.search.merge import merge_hits
@@ -28,6 +29,8 @@ from app.services.insight_hits import annotate_insight_twins
 from app.services.search_facets import Facets, known_facets
 
 MAX_SEARCH_LIMIT = 200
+# Writes of at most this many messages build their sentence keys inline (about 1 key a message).
+INLINE_KEYS = 64
 
 # Extra result sources (summaries, knowledge-base chunks) plug in here without the memory
 # service importing the features: each gets the query and returns hits of its own kind.
@@ -65,6 +68,8 @@ class MemoryService:
         # Identity hook (connectors feature): every name of the contact a person filter names.
         self.person_aliases: Callable[[str], tuple[str, ...]] | None = None
         self.extra_sources: dict[str, HitSource] = {}
+        # Sentence keys of messages (app/core/index/key_index.py), built after ingest.
+        self.keys: MessageKeys | None = None
         self.deletion = DeletionService(
             db, processor, clock, user_id=user_id, keywords=self.keywords, events=events
         )
@@ -82,7 +87,7 @@ class MemoryService:
         defer_embedding: bool = False,
     ) -> IngestResult:
         """Store messages; `defer_embedding` leaves their vectors to the background backlog."""
-        return self.processor.ingest(
+        result = self.processor.ingest(
             messages,
             progress=progress,
             total=total,
@@ -90,6 +95,14 @@ class MemoryService:
             atomic=atomic,
             defer_embedding=defer_embedding,
         )
+        if result.ids and self.keys is not None:
+            if not defer_embedding and len(result.ids) <= INLINE_KEYS:
+                # A small write (REST, MCP remember, a live sync) gets its keys at once, like its
+                # vector: the next search sees them. Imports leave them to the background.
+                self.keys.build_now(result.ids)
+            else:
+                self.keys.notify()  # sentence keys, in the background once the vectors exist
+        return result
 
     def remember(
         self,

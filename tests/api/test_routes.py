@@ -161,7 +161,7 @@ async def test_an_import_is_searchable_while_its_backlog_shows_in_stats_and_inde
 async def test_index_status_per_kind_and_reembed(client):
     body = (await client.get("/api/index")).json()
     kinds = {k["kind"]: k for k in body["kinds"]}
-    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    assert set(kinds) == {"message", "summary", "insight", "chunk", "message_key"}
     assert kinds["message"]["rows"] == kinds["message"]["vectors"] == 24
     # A small archive has no approximate index: exact search, and the fields say so.
     ann = kinds["message"]["vector_index"]

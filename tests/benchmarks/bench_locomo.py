@@ -24,7 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.bootstrap import build_services
+
+from app.bootstrap import Services, build_services
+from app.core.search.messages import SearchConfig
 from app.core.settings import EmbeddingSettings, Settings
 from tests.benchmarks.locomo_data import CATEGORIES, DATA, load
 
@@ -90,6 +92,7 @@ def main() -> int:
         f"in {time.perf_counter() - started:.1f}s; {len(questions)} questions; "
         f"embedder {services.embedder.model_id}"
     )
+    wait_for_keys(services)
     searcher = services.memory.searcher
     default = searcher.config
     for label in ["default", *args.variant]:
@@ -117,6 +120,20 @@ def parse_variant(config: Any, text: str) -> dict[str, Any]:
         else:
             changes[name.strip()] = kind(value)
     return changes
+
+
+def with_field(config: SearchConfig, assignments: str) -> SearchConfig:
+    """`config` with fields set from `name=value[,name=value]` (see parse_variant)."""
+    return replace(config, **parse_variant(config, assignments))
+
+
+def wait_for_keys(services: Services) -> None:
+    """Sentence keys are built in the background after the import: build what is left now."""
+    started = time.perf_counter()
+    keys = services.memory.keys
+    if keys is not None:
+        done = keys.backlog.drain().embedded
+        print(f"sentence keys: {done} key documents built in {time.perf_counter() - started:.1f}s")
 
 
 def report(services: Any, questions: list[Any]) -> None:

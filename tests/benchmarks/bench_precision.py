@@ -10,6 +10,7 @@ the answer at rank 1 in >= 80 % and in the top 3 in >= 95 %.
 
     python tests/benchmarks/bench_precision.py [--embedder local|multilingual|hashing] [--show-misses]
         [--query-activations int8|float]
+        [--variant FIELD=VALUE,...]
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from app.bootstrap import Services, build_services
 from app.core.clock import FixedClock, datetime_to_ms
 from app.core.domain import RawMessage, SearchHit
 from app.core.settings import EmbeddingSettings, Settings
+from tests.benchmarks.bench_locomo import with_field
 
 DATA = Path(__file__).parent / "data" / "precision"
 # The archive's "now": a few days after its last message.
@@ -79,6 +81,8 @@ def build_archive(workdir: Path, embedder: str, query_activations: str = "float"
     services.memory.ingest(load_messages())
     for document in sorted((DATA / "documents").iterdir()):
         services.knowledge.add_file(document)
+    if services.memory.keys is not None:
+        services.memory.keys.wait()  # sentence keys are built in the background after ingest
     return services
 
 
@@ -125,20 +129,34 @@ def main() -> int:
     parser.add_argument(
         "--query-activations", default="float", choices=["int8", "float"], help="embedding.query_activations"
     )
+    parser.add_argument(
+        "--variant", action="append", default=[], help="also run with SearchConfig fields set"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="strata-precision-"))
     services = build_archive(workdir, args.embedder, args.query_activations)
+    searcher = services.memory.searcher
     try:
         result = evaluate(services, load_queries(), show_misses=args.show_misses)
+        default = searcher.config
+        runs = [("default", result)]
+        for label, config in [
+            ("without sentence keys", replace(default, sentence_keys=False)),
+            *((v, with_field(default, v)) for v in args.variant),
+        ]:
+            searcher.config = config
+            runs.append((label, evaluate(services, load_queries(), show_misses=args.show_misses)))
+        searcher.config = default
     finally:
         services.close()
-    print(
-        f"embedder {args.embedder}, {args.query_activations} queries; "
-        f"{result['answerable']} answerable queries: rank 1 "
-        f"{result['rank1']:.2f}, top 3 {result['top3']:.2f}, found in top 10 {result['found']:.2f}; "
-        f"{result['unrelated']} unrelated queries with no hit: {result['unrelated_empty']:.2f} "
-        f"(load average {os.getloadavg()[0]:.2f})"
-    )
+    for label, figures in runs:
+        print(
+            f"{label}: embedder {args.embedder}, {args.query_activations} queries; "
+            f"{figures['answerable']} answerable queries: rank 1 "
+            f"{figures['rank1']:.2f}, top 3 {figures['top3']:.2f}, found in top 10 {figures['found']:.2f}; "
+            f"{figures['unrelated']} unrelated queries with no hit: {figures['unrelated_empty']:.2f} "
+            f"(load average {os.getloadavg()[0]:.2f})"
+        )
     return 0
 
 

@@ -137,6 +137,8 @@ def run(
         services.processor.batch_size = 2000
         services.memory.ingest(batch)
         services.processor.collection.optimize()
+        if services.memory.keys is not None:  # sentence keys: built in the background after ingest
+            services.memory.keys.wait(timeout_s=7200)
         print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
     started = time.perf_counter()
     work = services.index.maintain_vector_indexes()
@@ -343,24 +345,28 @@ def _compare(services: Any, queries: Sequence[str], compare: str) -> None:
     searcher = services.memory.searcher
     default = searcher.config
     name, _, value = compare.partition("=")
+    kind = type(getattr(default, name))
+    parsed: object = value.lower() == "true" if kind is bool else kind(value)  # bool("false") is True
     configs = {
         "default": default,
-        compare: dataclasses.replace(default, **{name: type(getattr(default, name))(value)}),
+        compare: dataclasses.replace(default, **{name: parsed}),
     }
     latencies: dict[str, list[float]] = {label: [] for label in configs}
+    cpu: dict[str, list[float]] = {label: [] for label in configs}
     for q in queries:
         for label, config in configs.items():
             searcher.config = config
             # The query embedding is cached: each setting gets its own spelling of the query.
             text = q if label == "default" else f"{q} ?"
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             services.memory.search(text, limit=10)
             latencies[label].append((time.perf_counter() - started) * 1000)
+            cpu[label].append((time.process_time() - cpu_started) * 1000)
     searcher.config = default
     for label, values in latencies.items():
         print(
-            f"  [{label}] p50 {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms "
-            f"(load {os.getloadavg()[0]:.1f})"
+            f"  [{label}] p50 {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms, "
+            f"CPU mean {statistics.mean(cpu[label]):.1f} ms (load {os.getloadavg()[0]:.1f})"
         )
     base, other = latencies["default"], latencies[compare]
     print(

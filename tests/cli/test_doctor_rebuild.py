@@ -40,8 +40,13 @@ def seed_every_kind(settings: Settings) -> Services:
                    timestamp=NOW - 3_600_000, content="We decided to ship the beta on Friday."),
         RawMessage(platform="slack", message_id="x2", channel="launch", person="bob",
                    timestamp=NOW - 3_500_000, content="@alex can you review the budget by Monday?"),
+        RawMessage(platform="slack", message_id="x3", channel="launch", person="bob",
+                   timestamp=NOW - 3_400_000,
+                   content="The beta build passed every test. My demo for the board is ready."),
     ]  # fmt: skip
     svc.memory.ingest(messages)
+    assert svc.memory.keys is not None
+    svc.memory.keys.wait()  # sentence keys, built in the background
     assert svc.forgetting.run().summary_ids
     assert svc.insights.generate().created
     svc.knowledge.add_bytes(POLICY.encode(), "handbook.txt")
@@ -70,7 +75,7 @@ def test_doctor_repair_rebuilds_every_kind_after_the_vectors_folder_is_lost(
     assert doctor.exit_code == 0, doctor.output
     report = json.loads(doctor.stdout)
     kinds = {k["kind"]: k for k in report["kinds"]}
-    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    assert set(kinds) == {"message", "summary", "insight", "chunk", "message_key"}
     for kind, (rows, _) in before.items():
         assert kinds[kind]["reembedded"] == rows, kinds[kind]
         assert kinds[kind]["vectors"] == rows
@@ -91,7 +96,7 @@ def test_doctor_repair_rebuilds_every_kind_after_the_vectors_folder_is_lost(
 def test_doctor_prints_one_line_per_kind(cli_env: dict[str, str]) -> None:
     out = runner.invoke(cli, ["doctor"])
     assert out.exit_code == 0, out.output
-    for name in ("messages", "summaries", "insights", "documents"):
+    for name in ("messages", "summaries", "insights", "documents", "sentence keys"):
         assert f"index: {name}" in out.output
 
 
@@ -101,7 +106,7 @@ def test_doctor_says_whether_an_approximate_vector_index_serves_each_kind(cli_en
     assert "vector index: messages: exact search, 0 vector(s) (index from " in out.output
     body = json.loads(runner.invoke(cli, ["doctor", "--json"]).stdout)
     kinds = {k["kind"]: k for k in body["kinds"]}
-    assert set(kinds) == {"message", "summary", "insight", "chunk"}
+    assert set(kinds) == {"message", "summary", "insight", "chunk", "message_key"}
     for kind in kinds.values():
         ann = kind["vector_index"]
         assert ann["approximate"] is False and ann["index_type"] is None and ann["indexed_rows"] == 0

@@ -66,6 +66,7 @@ def test_export_reimports_to_the_same_messages_and_search_results(tmp_path, cloc
         doc.write_text("# Notes\n\nThe offsite is in Porto.\n", encoding="utf-8")
         source.knowledge.add_file(doc)
         source.insights.generate()
+        source.memory.keys.wait()  # sentence keys (background): the copy's import waits for them too
         report = source.exports.export(tmp_path / "export")
         expected_messages, expected_results = _messages(source), _results(source)
     finally:

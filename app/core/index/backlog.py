@@ -231,12 +231,15 @@ class EmbeddingBacklog:
                             break
                         docs += more[0]
                         vectors.append(more[1])
-                    self.corpus.put_vectors(docs, np.concatenate(vectors), collection)
+                    # Documents without text (a row with nothing to embed) are stamped only.
+                    embeddable = [d for d in docs if d.document]
+                    if embeddable:
+                        self.corpus.put_vectors(embeddable, np.concatenate(vectors), collection)
                     with self.db.write() as session:
                         self.source.stamp(session, docs, model, dims)
-                    done += len(docs)
+                    done += len(embeddable)
                     with self._lock:
-                        self._embedded += len(docs)
+                        self._embedded += len(embeddable)
                     if finished:
                         return
             except BaseException as exc:
@@ -256,7 +259,11 @@ class EmbeddingBacklog:
                 if docs is None:
                     read_all = True
                     break
-                vectors = self.corpus.embedder.embed_documents([d.document for d in docs])
+                texts = [d.document for d in docs if d.document]
+                dims = self.corpus.embedder.dimensions
+                vectors = (
+                    self.corpus.embedder.embed_documents(texts) if texts else np.zeros((0, dims), np.float32)
+                )
                 _put(embedded, (docs, vectors), halt)
         except BaseException as exc:
             failure.append(exc)

@@ -40,6 +40,8 @@ class KindSpec:
     # `keyword_columns` maps each filter column it can apply to a SQL expression over the join.
     keyword_join: str = ""
     keyword_columns: Mapping[str, str] = field(default_factory=dict)
+    # False for a vector-only kind (its words are already in another kind's keyword entries).
+    keyword: bool = True
 
 
 @dataclass(frozen=True, slots=True)

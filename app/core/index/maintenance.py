@@ -134,7 +134,7 @@ def find_drift(db: Database, corpus: Corpus, source: IndexSource, *, full: bool)
         missing=sorted(missing),
         orphans=orphans,
         stale=stale,
-        keyword_missing=sorted(keys - keyword_refs),
+        keyword_missing=sorted(keys - keyword_refs) if corpus.spec.keyword else [],
     )
 
 

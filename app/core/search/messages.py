@@ -18,6 +18,7 @@ from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
+from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
@@ -58,6 +59,15 @@ class SearchConfig:
     # of the named people's messages nearest to the question without the names join the
     # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
     list_pool: int = 50
+    # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
+    sentence_keys: bool = True
+    # How much a message's best key cosine counts over its own (message_keys.resolve).
+    key_weight: float = 0.5
+    # Keys taken from the key leg per query (several keys of a message may be among them).
+    key_pool: int = 30
+    # Keys below this cosine neither lift nor add a message: one shared word is no evidence
+    # ("penguin migration Antarctica" vs "The migration locked the table": 0.27 on MiniLM).
+    key_min_cosine: float = 0.35
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -85,6 +95,7 @@ class MessageSearcher:
         access: AccessTracker | None = None,
         config: SearchConfig | None = None,
         people: PeopleDirectory | None = None,
+        keys: Corpus | None = None,
     ) -> None:
         self.db = db
         self.corpus = corpus
@@ -93,6 +104,8 @@ class MessageSearcher:
         self.access = access
         self.config = config or SearchConfig()
         self.people = people or PeopleDirectory(db)
+        # The messages' sentence keys (a vector-only kind whose hits resolve to messages).
+        self.keys = keys
         self.windows = ConversationWindows()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
@@ -147,6 +160,13 @@ class MessageSearcher:
             else None
         )
         vector = self.embedder.embed_query(query.text)
+        key_future = None
+        if self.keys is not None and self.config.sentence_keys and self.keys.collection.exists:
+            # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
+            # fixed columns only: archived rows are dropped after hydration like any candidate.
+            key_where = where.without("archived", "tier")
+            key_pool = self.config.key_pool
+            key_future = self._keyword_pool.submit(self.keys.vector_leg, vector, key_pool, key_where)
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -158,6 +178,14 @@ class MessageSearcher:
             # candidates the legs found.
             if own is not None:
                 vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
+
+        def own_cosines(keys: list[str]) -> dict[str, float]:
+            context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
+            return context.cosines if context is not None else {}
+
+        if key_future is not None:
+            weight, least = self.config.key_weight, self.config.key_min_cosine
+            vector_hits = resolve_keys(vector_hits, key_future.result(), own_cosines, weight, least)
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys

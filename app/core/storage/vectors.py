@@ -101,6 +101,17 @@ class VectorCollection:
                 log.warning("a vector copy could not follow a write to %s", self.name, exc_info=True)
 
     @property
+    def exists(self) -> bool:
+        """Whether the table is there, without creating it (reads must not write: a full disk)."""
+        if self._table is not None:
+            return True
+        try:
+            self._table = self._store.connection.open_table(self.name)
+        except (OSError, RuntimeError, ValueError):  # LanceDB: "Table '…' was not found"
+            return False
+        return True
+
+    @property
     def table(self) -> Any:
         if self._table is None:
             self._table = self._store.retry(

@@ -19,7 +19,7 @@ def test_keyword_refs_carry_the_user_and_lost_keyword_entries_are_rebuilt(servic
         session.execute(text("DELETE FROM messages_fts WHERE rowid = 1"))
         services.knowledge.kb.corpus.unindex_text(session, [f"{services.knowledge.list_documents()[0].id}:0"])
     before = {r.kind: r.keyword_missing for r in services.index.verify()}
-    assert before == {"message": 1, "summary": 0, "insight": 0, "chunk": 1}
+    assert before == {"message": 1, "summary": 0, "insight": 0, "chunk": 1, "message_key": 0}
     repaired = {r.kind: r.keywords_rebuilt for r in services.index.repair()}
     assert repaired["message"] == 1 and repaired["chunk"] == 1
     assert all(r.healthy for r in services.index.verify(full=True))
