@@ -174,8 +174,12 @@ class MessageSearcher:
             new = [k for k in named if k not in seen]
             # Scored like every other candidate: on their cosine with the query itself.
             own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
-            # Without the in-memory copy (a large archive) only the order is fused, over the
-            # candidates the legs found.
+            if own is None and new:
+                # No in-memory copy (a large archive): their cosines from their stored vectors,
+                # so both paths take the same candidates (the exact path differed without them).
+                q = vector.astype(np.float32)
+                stored_new = self.corpus.collection.vectors_of(new)
+                own = CandidateContext({k: float(v @ q) for k, v in stored_new.items()}, {}, {})
             if own is not None:
                 vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
 

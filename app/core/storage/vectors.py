@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from app.core.errors import StorageError
 from app.core.index.filters import Filter, OneOf, to_lance, to_mask
 from app.core.storage import faults
+from app.core.storage.vector_rowids import RowIds
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -88,6 +89,7 @@ class VectorCollection:
         # them, and only lazily after other processes' commits (see vector_cache).
         self.local_writes = 0
         self._listeners: list[Callable[[Change], None]] = []
+        self._rowids = RowIds()
 
     def listen(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` after each successful write made through this object."""
@@ -208,7 +210,19 @@ class VectorCollection:
         ]
 
     def vectors_of(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of `keys` (those that have one); a B-tree on `key` makes it a lookup."""
+        """The stored vectors of `keys` (those that have one): by row id where the row map serves
+        (vector_rowids.py), the rest through the B-tree on `key`."""
+        if not keys:
+            return {}
+        try:
+            served, settled = self._rowids.take(self.table, keys, self.dimensions)
+        except Exception:  # only a shortcut: the key filter below gives the same vectors
+            log.warning("row-id lookup failed on %s; using the key filter", self.name, exc_info=True)
+            served, settled = {}, set()
+        rest = [k for k in keys if k not in settled]
+        return {**served, **self._by_key(rest)} if rest else served
+
+    def _by_key(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         if not keys:
             return {}
         where = to_lance(Filter((OneOf("key", tuple(keys)),)))

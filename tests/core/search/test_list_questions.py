@@ -103,3 +103,18 @@ def test_filters_still_apply_to_the_named_leg(services) -> None:
     # John's answer is in another channel than the one asked for: it must not come back.
     found = _found(services, "Which cities has John visited?", SearchFilters(channels=("john-maria",)))
     assert found and "m1" not in found
+
+
+def test_the_index_path_takes_the_named_persons_answer_too(services) -> None:
+    """Above the in-memory limit the named people's nearest messages get their cosines from the
+    stored vectors, so both paths rank a list question alike."""
+    _seed(services)
+    query = "Which cities has John visited?"
+    in_memory = [(h.id, round(h.score, 5)) for h in services.memory.search(query, limit=10)]
+    corpus = services.memory.searcher.corpus
+    corpus.max_cached_rows = 1  # as a collection past the limit: the index path serves
+    corpus._caches.clear()
+    assert corpus.matrix().view() is None
+    served = [(h.id, round(h.score, 5)) for h in services.memory.search(query, limit=10)]
+    assert "m1" in _found(services, query)
+    assert served == in_memory

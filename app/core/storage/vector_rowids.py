@@ -1,0 +1,106 @@
+"""Row ids of a vector table's keys at one version, so stored vectors are read by row id.
+
+Above the in-memory limit a search reads ~250 stored vectors (keyword candidates, conversation
+windows: `app/core/search/stored_windows.py`). Found through the B-tree on `key` (a
+`key IN (...)` filter) that cost ~50 µs a key at 1M rows, most of it the string-key lookup;
+taken by row id the same vectors cost about half (docs/benchmarks.md, "Stored vectors by row
+id"). Row ids are only valid for the table version they were read at (compaction and upserts
+move rows), so the map remembers that version and is used only while the table is still at it;
+the rows taken are checked against the keys asked for, and anything not served goes back to
+the key filter. A stale map is rebuilt at most every `refresh_seconds` (~0.2 s of CPU at 1M
+rows), so a busy writer costs a few rebuilds a minute, never one per search.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+# Keys are message ids; a map indexed by key stays small (8 bytes a slot) unless ids are sparse.
+_MAX_SLOTS_PER_ROW = 4
+_MIN_SLOTS = 1 << 20
+
+
+class RowIds:
+    """key -> row id of one table version (integer keys only; None when unusable)."""
+
+    def __init__(self, *, refresh_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.refresh_seconds = refresh_seconds
+        self._clock = clock
+        # (version, slots) as one value: the keyword worker and the search thread both read it.
+        self._map: tuple[int, np.ndarray | None] | None = None
+        self._built_at: float | None = None
+        self._lock = threading.Lock()
+        self.builds = 0
+
+    def take(
+        self, table: Any, keys: Sequence[str], dimensions: int
+    ) -> tuple[dict[str, np.ndarray], set[str]]:
+        """The stored vectors of those `keys` this map can serve by row id, and the keys it settled
+        (served, or known to have no row at this version); the others need the key filter."""
+        version = int(table.version)
+        slots = self._fresh(table, version)
+        if slots is None:
+            return {}, set()
+        wanted: dict[str, int] = {}
+        absent: set[str] = set()
+        for key in keys:
+            # Only canonical integers ("7", not "007"): those are the keys the map was built from.
+            if not key.isdigit() or str(int(key)) != key:
+                continue
+            slot = int(slots[int(key)]) if int(key) < len(slots) else -1
+            if slot >= 0:
+                wanted[key] = slot
+            else:
+                absent.add(key)
+        if not wanted:
+            return {}, absent
+        data = table.take_row_ids(list(wanted.values())).select(["key", "vector"]).to_arrow()
+        if int(table.version) != version:  # a commit landed meanwhile: the ids may name other rows
+            return {}, set()
+        flat = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
+        matrix = flat.reshape(len(data), dimensions)
+        served = {k: v for k, v in zip(data.column("key").to_pylist(), matrix, strict=True) if k in wanted}
+        return served, absent | set(served)
+
+    def _fresh(self, table: Any, version: int) -> np.ndarray | None:
+        """The map at `version`, rebuilt when allowed (None: not usable now)."""
+        current = self._map
+        if current is not None and current[0] == version:
+            return current[1]
+        with self._lock:
+            current = self._map
+            if current is not None and current[0] == version:
+                return current[1]
+            now = self._clock()
+            if self._built_at is not None and now - self._built_at < self.refresh_seconds:
+                return None
+            self._built_at = now
+            slots = self._build(table)
+            self.builds += 1
+            if int(table.version) != version:  # written while read: wait for a quieter moment
+                return None
+            self._map = (version, slots)
+            return slots
+
+    @staticmethod
+    def _build(table: Any) -> np.ndarray | None:
+        """key -> row id for every row (-1: no row), or None when the keys are not small integers."""
+        data = table.search().select(["key"]).with_row_id(True).limit(None).to_arrow()
+        if len(data) == 0:
+            return None
+        try:
+            keys = pc.cast(data.column("key"), pa.int64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None  # keys that are not integers (chunks, summaries): the key filter serves
+        if keys.min() < 0 or keys.max() >= max(_MIN_SLOTS, _MAX_SLOTS_PER_ROW * len(keys)):
+            return None
+        slots = np.full(int(keys.max()) + 1, -1, dtype=np.int64)
+        slots[keys] = data.column("_rowid").to_numpy()
+        return slots
