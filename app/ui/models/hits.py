@@ -78,8 +78,8 @@ def _marks(hit: SearchHit) -> str:
         marks.append(icon_img("pin") + " ")
     if hit.kind in ("summary", "insight"):
         marks.append(f"<span style='color:gray'>{KIND_LABELS[hit.kind]}:</span> ")
-    elif insight_label(hit):  # the message an insight was drawn from: one row, named as both
-        marks.append(f"<span style='color:gray'>{insight_label(hit)}:</span> ")
+    elif label := insight_label(hit):  # the message an insight was drawn from: one row, named as both
+        marks.append(f"<span style='color:gray'>{label}:</span> ")
     return "".join(marks)
 
 
