@@ -7,10 +7,28 @@ cannot push the rest of the results off screen.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize
-from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFontMetrics,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from app.ui.models.rows import HtmlRole
+from app.ui.models.rows import MUTED, HtmlRole
+
+
+def muted_colour(palette: QPalette, selected: bool) -> QColor:
+    """Secondary text: grey on a plain row; on the selection, its text colour moved slightly
+    towards the selection's own colour, so it reads as secondary and stays legible (grey on
+    the accent blue is ~1.1:1)."""
+    if not selected:
+        return palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText)
+    text = palette.color(QPalette.ColorRole.HighlightedText).getRgb()[:3]
+    back = palette.color(QPalette.ColorRole.Highlight).getRgb()[:3]
+    return QColor(*(round(t * 0.85 + b * 0.15) for t, b in zip(text, back, strict=True)))
 
 
 class HtmlDelegate(QStyledItemDelegate):
@@ -18,9 +36,10 @@ class HtmlDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.max_lines = max_lines
 
-    def _doc(self, option: QStyleOptionViewItem, html: str) -> QTextDocument:
+    def _doc(self, option: QStyleOptionViewItem, html: str, *, selected: bool = False) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
+        doc.setDefaultStyleSheet(f".{MUTED} {{ color: {muted_colour(option.palette, selected).name()}; }}")
         doc.setHtml(html)
         doc.setTextWidth(option.rect.width())
         return doc
@@ -38,9 +57,9 @@ class HtmlDelegate(QStyledItemDelegate):
         style = opt.widget.style() if opt.widget else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        doc = self._doc(option, html)
-        ctx = QAbstractTextDocumentLayout.PaintContext()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        doc = self._doc(option, html, selected=selected)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         ctx.palette.setColor(QPalette.ColorRole.Text, option.palette.color(role))
         painter.save()

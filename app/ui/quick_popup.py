@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 from app.services.insight_hits import drop_insight_twins
 from app.ui.formatting import shorten, source_label
 from app.ui.icons import icon, platform_icon
+from app.ui.models.hits import kind_label
 from app.ui.ops import QueryOp
 from app.ui.when import exact, relative_time
 
@@ -211,5 +212,7 @@ def hit_text(hit: Any, now_ms: int) -> str:
     where = source_label(hit.platform, hit.channel)
     if hit.kind == "chunk":  # a knowledge-base document: its file name
         where = str(hit.extra.get("file_name") or hit.channel or "Document")
+    if label := kind_label(hit):  # "Insight: …", "Decision: …" as in the Search list
+        content = f"{label}: {content}"
     meta = " · ".join(part for part in (hit.person, where, relative_time(hit.timestamp, now_ms)) if part)
     return f"{content}\n{meta}" if meta else content

@@ -75,3 +75,27 @@ def test_hit_text_shows_who_where_when_and_a_short_snippet():
     first, second = hit_text(Hit(), NOW_MS + 3 * 86_400_000).split("\n")
     assert len(first) <= 141 and first.endswith("…")
     assert second == "anna · #general · Slack · 3 days ago"
+
+
+def test_hit_text_names_insights_summaries_and_the_insight_a_message_carries():
+    from app.core.domain import SearchHit
+
+    def hit(kind: str, **extra: object) -> SearchHit:
+        return SearchHit(
+            id="1",
+            kind=kind,
+            content="ship on friday",
+            score=0.5,
+            platform="slack",
+            channel="general",
+            person="anna",
+            timestamp=None,
+            tier=None,
+            extra=dict(extra),
+        )
+
+    assert hit_text(hit("insight"), 0).startswith("Insight: ship on friday")
+    assert hit_text(hit("summary"), 0).startswith("Summary: ship on friday")
+    carried = hit("message", insight={"insight_kind": "action_item"})
+    assert hit_text(carried, 0).startswith("Action item: ship")
+    assert hit_text(hit("message"), 0).startswith("ship on friday")

@@ -18,7 +18,7 @@ from app.core.domain import SearchHit
 from app.ui.formatting import channel_label, plain_markdown, platform_name, source_label
 from app.ui.highlight import highlight_html, snippet
 from app.ui.icons import avatar, icon, icon_img, platform_icon
-from app.ui.models.rows import Column, RowsModel
+from app.ui.models.rows import MUTED, Column, RowsModel
 from app.ui.when import exact, relative_time
 
 KIND_LABELS = {
@@ -76,11 +76,16 @@ def _marks(hit: SearchHit) -> str:
         marks.append(icon_img("warning") + " ")
     if hit.extra.get("is_pinned"):
         marks.append(icon_img("pin") + " ")
-    if hit.kind in ("summary", "insight"):
-        marks.append(f"<span style='color:gray'>{KIND_LABELS[hit.kind]}:</span> ")
-    elif label := insight_label(hit):  # the message an insight was drawn from: one row, named as both
-        marks.append(f"<span style='color:gray'>{label}:</span> ")
+    if label := kind_label(hit):
+        marks.append(f"<span class='{MUTED}'>{html.escape(label)}:</span> ")
     return "".join(marks)
+
+
+def kind_label(hit: SearchHit) -> str:
+    """ "Summary", "Insight", or an insight's kind ("Decision") for the message it was drawn from."""
+    if hit.kind in ("summary", "insight"):
+        return KIND_LABELS[hit.kind]
+    return insight_label(hit)  # the message an insight was drawn from: one row, named as both
 
 
 def insight_label(hit: SearchHit) -> str:
@@ -155,7 +160,7 @@ class HitsModel(RowsModel[SearchHit]):
 
     def _text_html(self, hit: SearchHit) -> str:
         text = highlight_html(snippet(readable(hit), self.terms, SNIPPET_CHARS), self.terms, self.colour)
-        archived = " <span style='color:gray'>· archived</span>" if hit.extra.get("archived_at") else ""
+        archived = f" <span class='{MUTED}'>· archived</span>" if hit.extra.get("archived_at") else ""
         return _marks(hit) + text + archived
 
     def _text_tooltip(self, hit: SearchHit) -> str:

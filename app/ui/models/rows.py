@@ -12,6 +12,9 @@ from PySide6.QtGui import QColor
 R = TypeVar("R")
 RowRole = Qt.ItemDataRole.UserRole + 1  # the plain row object behind an index
 HtmlRole = Qt.ItemDataRole.UserRole + 2  # rich text for the HTML delegate
+# The class of secondary words in that rich text ("Insight:", "· archived"): the delegate colours
+# it for the row's state, since a fixed grey cannot be read on the selection's blue.
+MUTED = "muted"
 _Index = QModelIndex | QPersistentModelIndex
 
 
