@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 from app.services.insight_hits import drop_insight_twins
 from app.ui.formatting import shorten, source_label
 from app.ui.icons import icon, platform_icon
-from app.ui.models.hits import kind_label
+from app.ui.models.hits import kind_label, readable
 from app.ui.ops import QueryOp
 from app.ui.when import exact, relative_time
 
@@ -208,7 +208,7 @@ class QuickPopup(QWidget):
 
 def hit_text(hit: Any, now_ms: int) -> str:
     """Two lines: the matched text, then who · where · when (relative; exact on hover)."""
-    content = shorten(hit.content or "", SNIPPET_CHARS)
+    content = shorten(readable(hit), SNIPPET_CHARS)  # documents without their markdown syntax
     where = source_label(hit.platform, hit.channel)
     if hit.kind == "chunk":  # a knowledge-base document: its file name
         where = str(hit.extra.get("file_name") or hit.channel or "Document")

@@ -99,3 +99,23 @@ def test_hit_text_names_insights_summaries_and_the_insight_a_message_carries():
     carried = hit("message", insight={"insight_kind": "action_item"})
     assert hit_text(carried, 0).startswith("Action item: ship")
     assert hit_text(hit("message"), 0).startswith("ship on friday")
+
+
+def test_hit_text_shows_documents_without_their_markdown_syntax():
+    from app.core.domain import SearchHit
+
+    chunk = SearchHit(
+        id="c",
+        kind="chunk",
+        content="## Date\nThe launch is **Tuesday**.",
+        score=0.5,
+        platform=None,
+        channel=None,
+        person=None,
+        timestamp=None,
+        tier=None,
+        extra={"file_name": "plan.md"},
+    )
+    first, second = hit_text(chunk, 0).split("\n")
+    assert "##" not in first and "**" not in first and "Tuesday" in first
+    assert second == "plan.md"
