@@ -27,6 +27,7 @@ from app.services import memory_counts as counts
 from app.services.deletion_service import DeletionService
 from app.services.insight_hits import annotate_insight_twins
 from app.services.search_facets import Facets, known_facets
+from app.services.understood_sources import as_understood
 
 MAX_SEARCH_LIMIT = 200
 # Writes of at most this many messages build their sentence keys inline (about 1 key a message).
@@ -180,11 +181,12 @@ class MemoryService:
         )
         outcome = self.searcher.search_understood(query)
         hits = list(outcome.hits)
+        others = as_understood(query, outcome.understood)  # the date chip narrows every kind
         if len(hits) < self.min_raw_results_without_fallback:
             for source in self.fallback_sources:
-                hits += source(query)
+                hits += source(others)
         for name in include:
-            hits += self.extra_sources[name](query)
+            hits += self.extra_sources[name](others)
         merged, hidden = merge_hits(hits, limit=limit, floor=self.relevance_floor, loose=loose)
         merged = annotate_insight_twins(merged)
         return dataclasses.replace(outcome, hits=merged, hidden=outcome.hidden + hidden)

@@ -156,3 +156,21 @@ def test_unified_search_filters_narrow_documents_to_what_a_chunk_hit_shows(servi
     assert documents(since=late.uploaded_at) == [late.id]  # the upload time is a chunk's date
     assert documents(until=late.uploaded_at - 1) == [early.id]
     assert documents(since=late.uploaded_at + 1) == []
+
+
+def test_a_date_the_query_names_narrows_documents_as_it_narrows_messages(services, clock):
+    old = services.knowledge.add_bytes(b"Osprey launch checklist: fuel, wings, permits", "osprey.txt")
+    clock.advance(40 * 86_400_000)  # forty days on
+    moved = make_message(1, content="the osprey launch moved to June", timestamp=clock.now_ms() - 60_000)
+    services.memory.ingest([moved])
+    new = services.knowledge.add_bytes(b"Osprey launch budget: fuel costs and permits", "budget.txt")
+
+    outcome = services.memory.search_outcome("osprey launch this week", include=["documents"])
+    assert outcome.understood.date is not None and outcome.understood.date.applied
+    assert {h.document_id for h in outcome.hits if h.kind == "chunk"} == {new.id}
+    assert any(h.kind == "message" for h in outcome.hits)
+    # The chip taken back: every document again, and "this week" is not searched as words.
+    undated = services.memory.search_outcome(
+        "osprey launch this week", include=["documents"], understand=frozenset({"people"})
+    )
+    assert {h.document_id for h in undated.hits if h.kind == "chunk"} == {old.id, new.id}
