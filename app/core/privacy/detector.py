@@ -21,6 +21,7 @@ from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
 from app.core.privacy.seed_phrases import find_seed_phrases
 from app.core.privacy.tables import find_table_secrets
+from app.core.privacy.token_scorer import find_scored
 from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
@@ -128,6 +129,8 @@ class Detector:
             out.extend(_cards(text))
         if "phones" in self.classes and _PHONE_HINT.search(text):
             out.extend(_phones(text, self.phone_regions))
+        if "secrets" in self.classes:
+            out.extend(_learned(text, out))
         return out
 
 
@@ -199,6 +202,23 @@ def _secrets(text: str) -> list[Finding]:
     )
     out.extend(Finding(start, end, "seed-phrase", "secrets") for start, end in find_seed_phrases(text))
     out.extend(Finding(start, end, "password", "secrets") for start, end in find_table_secrets(text))
+    return out
+
+
+def _learned(text: str, found: list[Finding]) -> list[Finding]:
+    """The learned scorer (token_scorer.py) fills gaps: made-up values near credential concepts in
+    phrasings no pattern knows. What a pattern or a PII check already found keeps its own kind."""
+    out = []
+    public: list[tuple[int, int]] | None = None
+    for s in find_scored(text):
+        if any(f.start < s.end and s.start < f.end for f in found):
+            continue
+        if public is None:
+            public = [m.span() for m in _PUBLIC.finditer(text)]
+        if any(a <= s.start and s.end <= b for a, b in public):
+            continue
+        kind = "password" if any(c.isalpha() for c in text[s.start : s.end]) else "code"
+        out.append(Finding(s.start, s.end, kind, "secrets"))
     return out
 
 
