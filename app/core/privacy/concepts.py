@@ -50,6 +50,7 @@ LEXICON: dict[str, str] = {
         вход* аккаунт* учетн* кабінет* кабинет* giriş hesap* tunnus* bejelentkez* account accounts
         creds cred credentials credential auth basic basic_auth sudo ssh sftp ftp rdp vnc admin root
         u p storepass keypass requirepass masterauth cookie session sessionid csrf csrftoken
+        keychain keyring 1password bitwarden lastpass keepass keepassxc dashlane nordpass enpass
     """,
     "name": """
         username usernames user users userid user_id user_name ssid network_name netzwerkname
@@ -115,6 +116,7 @@ CATEGORIES = tuple(LEXICON)
 _WORD = re.compile(r"[^\W_]+")
 _CJK_CHARS = re.compile(r"[\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 MAX_PHRASE = 3
+_PUNCT = ".,!?;:'\"()[]…“”‘’«»*"
 
 
 @functools.cache
@@ -168,6 +170,28 @@ def _lookup(word: str) -> str | None:
     return None
 
 
+def _distinct_words(lowered: str) -> set[str]:
+    # str.split and isalnum are several times faster than a word regex over the whole text.
+    out: set[str] = set()
+    for chunk in lowered.split():
+        chunk = chunk.strip(_PUNCT)
+        if chunk.isalnum():
+            out.add(chunk)
+        elif chunk:
+            out.update(_WORD.findall(chunk))
+    return out
+
+
+def has_credential(text: str) -> bool:
+    """Whether any credential concept (not `open`, not `name`) is in the text: the cheap gate."""
+    if _CJK_CHARS.search(text):
+        return any(cat not in ("open", "name") for *_, cat in concepts(text))
+    distinct = _distinct_words(text.lower())
+    if not _phrase_starts().isdisjoint(distinct):
+        return any(cat not in ("open", "name") for *_, cat in concepts(text))
+    return any(cat is not None and cat != "open" and cat != "name" for cat in map(_lookup, distinct))
+
+
 def concepts(text: str) -> list[tuple[int, int, str]]:
     """(start, end, category) of every concept word or phrase, in text order."""
     exact = _tables()[0]
@@ -175,7 +199,7 @@ def concepts(text: str) -> list[tuple[int, int, str]]:
     lowered = text.lower()
     cjk = _CJK_CHARS.search(text) is not None
     # Most messages hold no concept word: one C-level split and cached lookups say so.
-    distinct = set(_WORD.findall(lowered))
+    distinct = _distinct_words(lowered)
     if not cjk and not any(map(_lookup, distinct)) and starts.isdisjoint(distinct):
         return []
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(lowered)]

@@ -17,12 +17,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from app.core.privacy.concepts import concepts
+from app.core.privacy.concepts import concepts, has_credential
 
 # Digit groups ("730 144", "2 7 0 4", "4-0-9-2") are one token; otherwise tokens end at spaces,
 # quotes, brackets and the separators of labels and assignments.
 _CHUNK = re.compile(r"\S+")
-_TOKEN = re.compile(r"[^\s=:,;|()\[\]{}<>\"'`«»“”‘’]+")
+_TOKEN = re.compile(r"[^\s=:,;|()\[\]{}<>\"'`«»“”‘’，。：；、（）「」【】]+")
 _GROUP = re.compile(r"\d{1,5}")
 # What joins a label to its value, at the end of the gap between them, in the languages we ship.
 _CONNECTOR = re.compile(
@@ -298,9 +298,9 @@ def candidates(text: str) -> tuple[list[Token], list[int], list[tuple[int, int, 
     with none near, when it looks typed by a person: ids and digests without context are left to
     the format rules."""
     # Most chat has neither a marked token nor a credential word: nothing to score, no tokens.
+    if not any(p.search(text) for p in _MARKS) and not has_credential(text):
+        return [], [], []
     found = concepts(text)
-    if not any(p.search(text) for p in _MARKS) and all(cat in ("open", "name") for *_, cat in found):
-        return [], [], found
     toks = tokens(text)
     credential = [(s, e) for s, e, cat in found if cat not in ("open", "name")]
     idx = []
@@ -315,7 +315,12 @@ def candidates(text: str) -> tuple[list[Token], list[int], list[tuple[int, int, 
         ):
             continue
         # `vpc-0abc…`, `sha256:…`, `subnet-…`: a token that starts with an open word names an id.
-        if _date(tok.value) or any(s == tok.start for s, _e, cat in found if cat == "open"):
+        if any(s == tok.start for s, _e, cat in found if cat == "open"):
+            continue
+        # A date is a date, unless a label sits right before it ("Sort 09-01-28": a sort code).
+        if _date(tok.value) and not any(
+            e <= tok.start and not text[e : tok.start].strip(" :=\t") for _s, e in credential
+        ):
             continue
         if before or typed_looking(tok.value):
             idx.append(i)

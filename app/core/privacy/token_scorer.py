@@ -12,6 +12,7 @@ words are scored only in credential context, so ordinary prose is never a candid
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ class Scored:
         return f"learned score {self.probability:.2f} ({', '.join(self.reasons)})"
 
 
+@functools.cache
 def _weights() -> tuple[dict[str, float], float]:
     from app.core.privacy.scorer_weights import THRESHOLD, WEIGHTS
 
