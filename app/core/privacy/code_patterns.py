@@ -284,7 +284,9 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "bank-account",
         re.compile(
-            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening|checking|chequing|savings)"
+            # A cloud or platform account ("AWS account 1234…", "GCP project") is an id, not a bank's.
+            r"(?i)(?<!aws\s)(?<!gcp\s)(?<!azure\s)(?<!cloud\s)(?<!billing\s)(?<!aws\s\s)"
+            r"\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening|checking|chequing|savings)"
             r"(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
             r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
         ),

@@ -96,7 +96,11 @@ LEXICON: dict[str, str] = {
         answer_key price cost costs eur usd km kg min mins minutes hours hour days day weeks years year
         am pm utc fingerprint product ean upc barcode integrity ulid uuid guid md5 sha1 sha256 sha512
         crc crc32 request trace correlation subnet vpc ami sg eni arn snap vol locale lang charset
-        encoding timeout ttl max min limit size count length postleitzahl qr qrcode barcode unicode
+        encoding timeout ttl max min limit limits size count length postleitzahl qr qrcode barcode unicode
+        budget quota rate retries workers threads ports expiry duration interval delay seconds ms
+        hashed hashing algorithm algo cipher argon2 argon2id bcrypt scrypt pbkdf2 aes rsa ed25519
+        kahoot quizizz blooket mentimeter menti slido poll audience last_4 last_four ending_in ends_in
+        endet_auf se_termine_par termina_en
         opcode decode encode shortcode geocode dresscode sourcecode source dress gutscheincode
         rabattcode promocode 注文 订单 訂單 주문 予約 预订 預訂 예약
     """,

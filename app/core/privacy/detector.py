@@ -41,7 +41,10 @@ _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 # Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking no. …",
 # unless a card word is nearer ("order paid with card 4111…").
-_REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
+# Device identifiers pass Luhn too (IMEI, ICCID) and are shared with insurers and carriers.
+_REFERENCE_WORD = re.compile(
+    r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn|imei|meid|iccid|serial|s/n)\b|#)"
+)
 _CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 _PHONE_CONTEXT = re.compile(
@@ -62,6 +65,9 @@ _PUBLIC = re.compile(
     r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
     # age recipients (public keys; the secret ones start AGE-SECRET-KEY-1).
     r"|\bage1[02-9ac-hj-np-z]{58}\b"
+    # Key fingerprints are published to be compared: "SHA256:nThbg6k…", "fingerprint: 4E1F 7A2C …".
+    r"|\b(?:SHA256|MD5):[A-Za-z0-9+/=:]{16,}"
+    r"|(?i:\bfingerprint\b)[\s:=]*(?:is\s+)?(?:[0-9A-Fa-f]{2,4}[\s:]){5,}[0-9A-Fa-f]{2,4}"
     # Anything named a public key: "minisign public key RWQ…", "pubkey: …", "public_key = …".
     r"|(?i:\b(?:public|pub)[\s_\-]?key\b|\bpubkey\b)[\"']?\s*[:=]?\s*[\"']?[A-Za-z0-9+/=_\-]{16,}",
     re.S,
@@ -178,7 +184,7 @@ def _secrets(text: str) -> list[Finding]:
     lowered = text.lower()
     public = (
         [m.span() for m in _PUBLIC.finditer(text)]
-        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered)
+        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered or "fingerprint" in lowered or "SHA256:" in text or "MD5:" in text)
         else []
     )
     present = {h for h in _ALL_HINTS if h in lowered}
@@ -277,7 +283,11 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
     out: list[Finding] = []
     for region in regions or ("ZZ",):
         matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
-        out.extend(Finding(m.start, m.end, "phone", "phones") for m in matcher if _dialable(text, m.start))
+        out.extend(
+            Finding(m.start, m.end, "phone", "phones")
+            for m in matcher
+            if _dialable(text, m.start) and not _reference_before(text, m.start)
+        )
     if "+" in text:
         # "+44 7700 900 731": an international prefix says "phone number" even in ranges
         # libphonenumber holds unassigned (the UK's drama numbers), so a possible number will do.
@@ -301,6 +311,12 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
                 out.append(Finding(start, start + len(found.raw_string), "phone", "phones"))
                 break
     return out
+
+
+def _reference_before(text: str, start: int) -> bool:
+    """"Etsy order 3098127744": a number right after a reference word is that reference."""
+    before = text[max(0, start - 16) : start]
+    return bool(_REFERENCE_WORD.search(before)) and not _PHONE_CONTEXT.search(before)
 
 
 def _dialable(text: str, start: int) -> bool:

@@ -37,6 +37,10 @@ _LEAD = "*([{<¿¡'\"`"
 _TRAIL = ".,;:?)]}>*'\"`…"
 _LEET = re.compile(r"[a-z]\d[a-z]{2}|[a-z]{2}\d[a-z]")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_TIME_WORD = re.compile(
+    r"(?i)\b(?:since|in|from|until|till|by|before|after|of|around|circa|year|seit|im|bis|depuis|en|desde|dal"
+    r"|nel|sinds|od|от|с|в)\s+$"
+)
 _PARTS = re.compile(r"[^\W\d_]{2,}")
 _PARTS_CASED = re.compile(r"[^\W\d_][^\W\d_A-Z]{3,}")
 _DATE = re.compile(r"(?:19|20)\d\d-\d\d?-\d\d?|\d\d?[./\-]\d\d?[./\-](?:19|20)?\d\d")
@@ -316,6 +320,9 @@ def candidates(text: str) -> tuple[list[Token], list[int], list[tuple[int, int, 
             continue
         # `vpc-0abc…`, `sha256:…`, `subnet-…`: a token that starts with an open word names an id.
         if any(s == tok.start for s, _e, cat in found if cat == "open"):
+            continue
+        # "since 2021", "in 2019": a year after a time word is a year.
+        if _YEAR.fullmatch(tok.value) and _TIME_WORD.search(text[max(0, tok.start - 12) : tok.start]):
             continue
         # A date is a date, unless a label sits right before it ("Sort 09-01-28": a sort code).
         if _date(tok.value) and not any(
