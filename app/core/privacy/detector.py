@@ -53,8 +53,10 @@ _PHONE_CONTEXT = re.compile(
     r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер"
     r"|landline|festnetz|fixe|fijo|fisso|vast\s+nummer|home\s+(?:number|phone)|office\s+(?:number|phone)"
     r"|appel(?:le|ez)[\s\-]moi|rappel(?:le|ez)[\s\-]moi|ruf\s+mich|llámame|llamame|chiamami|me\s+liga|bel\s+me)\b"
+    # CJK phone words have no word edges: 電話番号は 090-…
+    r"|電話番号|電話|携帯|手机号?|电话|手機|電話號碼|전화번호|휴대폰"
 )
-_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
+_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL", "JP", "CN", "KR", "TW")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 # Public material that looks random next to the word "key": certificates, public-key blocks and
@@ -184,7 +186,15 @@ def _secrets(text: str) -> list[Finding]:
     lowered = text.lower()
     public = (
         [m.span() for m in _PUBLIC.finditer(text)]
-        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered or "fingerprint" in lowered or "SHA256:" in text or "MD5:" in text)
+        if (
+            "-----BEGIN" in text
+            or "AAAA" in text
+            or "age1" in text
+            or "pub" in lowered
+            or "fingerprint" in lowered
+            or "SHA256:" in text
+            or "MD5:" in text
+        )
         else []
     )
     present = {h for h in _ALL_HINTS if h in lowered}
@@ -314,7 +324,7 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
 
 
 def _reference_before(text: str, start: int) -> bool:
-    """"Etsy order 3098127744": a number right after a reference word is that reference."""
+    """ "Etsy order 3098127744": a number right after a reference word is that reference."""
     before = text[max(0, start - 16) : start]
     return bool(_REFERENCE_WORD.search(before)) and not _PHONE_CONTEXT.search(before)
 

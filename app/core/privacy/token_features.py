@@ -282,8 +282,10 @@ def typed_looking(v: str) -> bool:
     wordy = any(run[1:].islower() for run in _PARTS_CASED.findall(v))
     marked = any(c.isdigit() for c in v) or not v.isalnum() or any(c.isupper() for c in v[1:])
     # People type words and numbers in a few runs; generators alternate classes all the time.
-    changes = sum(_cls(a) != _cls(b) for a, b in itertools.pairwise(v))
-    return wordy and marked and changes <= 0.4 * len(v)
+    # Dots between words ("Blue.Kettle.Sings.44") do not count as changes.
+    joined = v.replace(".", "")
+    changes = sum(_cls(a) != _cls(b) for a, b in itertools.pairwise(joined))
+    return wordy and marked and changes <= 0.4 * len(joined)
 
 
 def _date(v: str) -> bool:
