@@ -57,7 +57,17 @@ IGNORED = PII | {
     "bearer-token",
     "high-entropy",
 }
-PREFIX_COMMITS = {"8": "e1da45d", "9": "781c915", "10": "7b8ef90", "11": "c4671a2", "12": "32739dd"}
+# The detector each round was measured blind against, without its learned scorer (rounds 13-14 met
+# the scorer; their rules were main's, 4c8676f).
+PREFIX_COMMITS = {
+    "8": "e1da45d",
+    "9": "781c915",
+    "10": "7b8ef90",
+    "11": "c4671a2",
+    "12": "32739dd",
+    "13": "4c8676f",
+    "14": "4c8676f",
+}
 Secrets = list[tuple[str, tuple[str, ...], str]]
 
 
