@@ -206,9 +206,15 @@ def main() -> None:
         "secrets 181/203, PII 16/20, look-alikes 0/175)"
     )
     corpus_scores(detector, label, ROUND12_SECRETS, ROUND12_LOOK_ALIKES)
-    label = "round 13 (blind3, a new author; blind after the learned scorer, before any change of its own)"
+    label = (
+        "round 13 (blind3, a new author; blind after the learned scorer, the honest figure: "
+        "secrets 258/261, PII 31/35, look-alikes 3/213)"
+    )
     corpus_scores(detector, label, ROUND13_SECRETS, ROUND13_LOOK_ALIKES)
-    label = "round 14 (blind4, a new author; blind after the learned scorer, before any change of its own)"
+    label = (
+        "round 14 (blind4, a new author; blind after the learned scorer, the honest figure: "
+        "secrets 244/249, PII 30/31, look-alikes 5/224)"
+    )
     corpus_scores(detector, label, ROUND14_SECRETS, ROUND14_LOOK_ALIKES)
     label = "rounds 13 + 14 pooled"
     corpus_scores(
