@@ -37,6 +37,8 @@ from tests.core.privacy.corpus_round9 import ROUND9_LOOK_ALIKES, ROUND9_SECRETS 
 from tests.core.privacy.corpus_round10 import ROUND10_LOOK_ALIKES, ROUND10_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round11 import ROUND11_LOOK_ALIKES, ROUND11_SECRETS  # noqa: E402
 from tests.core.privacy.corpus_round12 import ROUND12_LOOK_ALIKES, ROUND12_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round13 import ROUND13_LOOK_ALIKES, ROUND13_SECRETS  # noqa: E402
+from tests.core.privacy.corpus_round14 import ROUND14_LOOK_ALIKES, ROUND14_SECRETS  # noqa: E402
 from tests.core.privacy.test_injection import INJECTIONS, ORDINARY  # noqa: E402
 
 PII = {"email", "phone", "card", "iban"}
@@ -204,6 +206,20 @@ def main() -> None:
         "secrets 181/203, PII 16/20, look-alikes 0/175)"
     )
     corpus_scores(detector, label, ROUND12_SECRETS, ROUND12_LOOK_ALIKES)
+    label = (
+        "round 13 (blind3, a new author; blind after the learned scorer, the honest figure: "
+        "secrets 258/261, PII 31/35, look-alikes 3/213)"
+    )
+    corpus_scores(detector, label, ROUND13_SECRETS, ROUND13_LOOK_ALIKES)
+    label = (
+        "round 14 (blind4, a new author; blind after the learned scorer, the honest figure: "
+        "secrets 244/249, PII 30/31, look-alikes 5/224)"
+    )
+    corpus_scores(detector, label, ROUND14_SECRETS, ROUND14_LOOK_ALIKES)
+    label = "rounds 13 + 14 pooled"
+    corpus_scores(
+        detector, label, ROUND13_SECRETS + ROUND14_SECRETS, ROUND13_LOOK_ALIKES + ROUND14_LOOK_ALIKES
+    )
     injection_scores()
     texts = real_chat(detector)
     speed(texts)

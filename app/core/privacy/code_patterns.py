@@ -284,9 +284,15 @@ _PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "bank-account",
         re.compile(
-            r"(?i)\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening|checking|chequing|savings)"
+            # A cloud or platform account ("AWS account 1234…", "GCP project") is an id, not a bank's.
+            r"(?i)(?<!aws\s)(?<!gcp\s)(?<!azure\s)(?<!cloud\s)(?<!billing\s)(?<!aws\s\s)"
+            r"\b(?:account|acct|acc|a/c|konto|kontonummer|compte|cuenta|conta|rekening|checking|chequing|savings"
+            r"|konta|rachunk[aiu]|rachunek|účet|účtu|számla(?:szám)?|tilinumero|kontonr)"
             r"(?:\s*(?:number|no\.?|nr\.?|#|num|nummer))?"
-            r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,18}\d)(?![\d\-])"
+            # "numer konta do przelewu: 61 1090 …", "account for the deposit: …": a short purpose.
+            r"(?:\s+(?:for|do|für|pour|para|per|voor)(?:\s+[^\W\d]+){1,2})?"
+            # Up to 26 digits in groups: Polish NRB and other domestic forms of an IBAN.
+            r"(?:\s+is)?\s*[:#]?\s*(\d[\d \-]{5,38}\d)(?![\d\-])"
         ),
         1,
     ),
@@ -322,6 +328,15 @@ _PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
             r"(\d{3}[\- ]?\d{2}[\- ]?\d{4})(?!\d)"
+        ),
+        1,
+    ),
+    # A UK National Insurance number by its label: two letters, six digits, a letter A-D.
+    SecretPattern(
+        "ssn",
+        re.compile(
+            r"(?i)\b(?:NI|NINO|national\s+insurance)(?:\s+(?:number|no\.?|nr\.?|#))?\s*(?:is|:|#)?\s*"
+            r"((?-i:[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]))(?![\w])"
         ),
         1,
     ),
@@ -426,11 +441,18 @@ CODE_PATTERNS = with_hints(
             "checking",
             "chequing",
             "savings",
+            "kont",
+            "rachun",
+            "účet",
+            "účtu",
+            "számla",
+            "tilinumero",
         ),
         ("sort", "bsb"),
         ("cvv", "cvc", "csc", "cid", "security code", "prüf", "cryptogramme", "código de seguridad"),
         ("/",),
         ("ssn", "social"),
+        ("ni ", "nino", "national insurance"),
         ("passport", "id card", "identity card", "licen", "ausweis", "pasaporte", "passeport"),
     ),
 )

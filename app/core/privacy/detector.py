@@ -21,6 +21,7 @@ from app.core.privacy.phrase_patterns import PHRASE_PATTERNS
 from app.core.privacy.secret_patterns import FORMAT_PATTERNS
 from app.core.privacy.seed_phrases import find_seed_phrases
 from app.core.privacy.tables import find_table_secrets
+from app.core.privacy.token_scorer import find_scored
 from app.core.privacy.typed_secrets import find_typed
 
 SECRET_PATTERNS = FORMAT_PATTERNS + PHRASE_PATTERNS + CODE_PATTERNS
@@ -40,7 +41,10 @@ _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 # Reference numbers that happen to pass Luhn: "order 4000…", "invoice #…", "tracking no. …",
 # unless a card word is nearer ("order paid with card 4111…").
-_REFERENCE_WORD = re.compile(r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn)\b|#)")
+# Device identifiers pass Luhn too (IMEI, ICCID) and are shared with insurers and carriers.
+_REFERENCE_WORD = re.compile(
+    r"(?i)(?:\b(?:order|invoice|tracking|shipment|ref|reference|id|sku|isbn|imei|meid|iccid|serial|s/n)\b|#)"
+)
 _CARD_WORD = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|cc)\b")
 _PHONE_HINT = re.compile(r"\+?\(?\d[\d ()./\-]{6,}\d")
 _PHONE_CONTEXT = re.compile(
@@ -49,8 +53,10 @@ _PHONE_CONTEXT = re.compile(
     r"|handynummer|telefon|telefono|teléfono|móvil|movil|celular|cellulare|telemóvel|mobiel|komórka|номер"
     r"|landline|festnetz|fixe|fijo|fisso|vast\s+nummer|home\s+(?:number|phone)|office\s+(?:number|phone)"
     r"|appel(?:le|ez)[\s\-]moi|rappel(?:le|ez)[\s\-]moi|ruf\s+mich|llámame|llamame|chiamami|me\s+liga|bel\s+me)\b"
+    # CJK phone words have no word edges: 電話番号は 090-…
+    r"|電話番号|電話|携帯|手机号?|电话|手機|電話號碼|전화번호|휴대폰"
 )
-_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL")
+_CONTEXT_REGIONS = ("GB", "FR", "DE", "ES", "IT", "NL", "AU", "IN", "BR", "PT", "PL", "JP", "CN", "KR", "TW")
 # Our own placeholders: masking already-masked text must change nothing (results are nested).
 _PLACEHOLDER = re.compile(r"\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 # Public material that looks random next to the word "key": certificates, public-key blocks and
@@ -61,6 +67,9 @@ _PUBLIC = re.compile(
     r"|\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/=]+"
     # age recipients (public keys; the secret ones start AGE-SECRET-KEY-1).
     r"|\bage1[02-9ac-hj-np-z]{58}\b"
+    # Key fingerprints are published to be compared: "SHA256:nThbg6k…", "fingerprint: 4E1F 7A2C …".
+    r"|\b(?:SHA256|MD5):[A-Za-z0-9+/=:]{16,}"
+    r"|(?i:\bfingerprint\b)[\s:=]*(?:is\s+)?(?:[0-9A-Fa-f]{2,4}[\s:]){5,}[0-9A-Fa-f]{2,4}"
     # Anything named a public key: "minisign public key RWQ…", "pubkey: …", "public_key = …".
     r"|(?i:\b(?:public|pub)[\s_\-]?key\b|\bpubkey\b)[\"']?\s*[:=]?\s*[\"']?[A-Za-z0-9+/=_\-]{16,}",
     re.S,
@@ -128,6 +137,8 @@ class Detector:
             out.extend(_cards(text))
         if "phones" in self.classes and _PHONE_HINT.search(text):
             out.extend(_phones(text, self.phone_regions))
+        if "secrets" in self.classes:
+            out.extend(_learned(text, out))
         return out
 
 
@@ -175,7 +186,15 @@ def _secrets(text: str) -> list[Finding]:
     lowered = text.lower()
     public = (
         [m.span() for m in _PUBLIC.finditer(text)]
-        if ("-----BEGIN" in text or "AAAA" in text or "age1" in text or "pub" in lowered)
+        if (
+            "-----BEGIN" in text
+            or "AAAA" in text
+            or "age1" in text
+            or "pub" in lowered
+            or "fingerprint" in lowered
+            or "SHA256:" in text
+            or "MD5:" in text
+        )
         else []
     )
     present = {h for h in _ALL_HINTS if h in lowered}
@@ -199,6 +218,23 @@ def _secrets(text: str) -> list[Finding]:
     )
     out.extend(Finding(start, end, "seed-phrase", "secrets") for start, end in find_seed_phrases(text))
     out.extend(Finding(start, end, "password", "secrets") for start, end in find_table_secrets(text))
+    return out
+
+
+def _learned(text: str, found: list[Finding]) -> list[Finding]:
+    """The learned scorer (token_scorer.py) fills gaps: made-up values near credential concepts in
+    phrasings no pattern knows. What a pattern or a PII check already found keeps its own kind."""
+    out = []
+    public: list[tuple[int, int]] | None = None
+    for s in find_scored(text):
+        if any(f.start < s.end and s.start < f.end for f in found):
+            continue
+        if public is None:
+            public = [m.span() for m in _PUBLIC.finditer(text)]
+        if any(a <= s.start and s.end <= b for a, b in public):
+            continue
+        kind = "password" if any(c.isalpha() for c in text[s.start : s.end]) else "code"
+        out.append(Finding(s.start, s.end, kind, "secrets"))
     return out
 
 
@@ -257,7 +293,11 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
     out: list[Finding] = []
     for region in regions or ("ZZ",):
         matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
-        out.extend(Finding(m.start, m.end, "phone", "phones") for m in matcher if _dialable(text, m.start))
+        out.extend(
+            Finding(m.start, m.end, "phone", "phones")
+            for m in matcher
+            if _dialable(text, m.start) and not _reference_before(text, m.start)
+        )
     if "+" in text:
         # "+44 7700 900 731": an international prefix says "phone number" even in ranges
         # libphonenumber holds unassigned (the UK's drama numbers), so a possible number will do.
@@ -281,6 +321,12 @@ def _phones(text: str, regions: tuple[str, ...]) -> list[Finding]:
                 out.append(Finding(start, start + len(found.raw_string), "phone", "phones"))
                 break
     return out
+
+
+def _reference_before(text: str, start: int) -> bool:
+    """ "Etsy order 3098127744": a number right after a reference word is that reference."""
+    before = text[max(0, start - 16) : start]
+    return bool(_REFERENCE_WORD.search(before)) and not _PHONE_CONTEXT.search(before)
 
 
 def _dialable(text: str, start: int) -> bool:

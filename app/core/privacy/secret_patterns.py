@@ -45,7 +45,9 @@ _KNOB = (
     r"(?:timeout|ttl|length|len|min|max|expiry|expires|expiration|age|lifetime|attempts|retries|count|limit"
     r"|size|policy|name|file|path|dir|url|uri|endpoint|field|type|mode|enabled|required|rounds|algorithm"
     r"|algo|interval|days|hours|minutes|seconds|version|id|ref|arn|format|encoding|header|param|location"
-    r"|hash|hashed|hasher|hashing|digest|scheme|encoder|salt_rounds|strength|complexity|rotation|store|manager)"
+    r"|hash|hashed|hasher|hashing|digest|scheme|encoder|salt_rounds|strength|complexity|rotation|store|manager"
+    # Quantities of tokens (LLM budgets): token_budget = 200000, max_tokens, tokens_used.
+    r"|budget|quota|usage|used|remaining|rate|cost|window|limit_per_day|per_day|per_minute)"
 )
 _LABEL = (
     rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9_.\-]*?(?:{_STRONG_WORDS})"

@@ -215,3 +215,39 @@ def test_landline_is_a_phone_word() -> None:
 )
 def test_round12_look_alikes_stay(text: str) -> None:
     assert Detector().mask(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # Round 13-14 families, in sentences of our own.
+        ("payroll wants my NI number: AB 98 76 54 D", "payroll wants my NI number: [SECRET:ssn]"),
+        ("numer rachunku: 12 1140 2004 0000 3502 7654 3210", "numer rachunku: [SECRET:bank-account]"),
+        ("account for the rent: 44018822", "account for the rent: [SECRET:bank-account]"),
+    ],
+)
+def test_round14_rules(text: str, masked: str) -> None:
+    assert Detector(["secrets"]).mask(text) == masked
+
+
+def test_a_cjk_phone_word_reads_a_national_number() -> None:
+    assert Detector(["phones"]).mask("携帯は 080-9876-5432 まで") == "携帯は [PHONE] まで"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IMEI 35-487201-339187-0 is on the box",  # passes Luhn, a device id
+        "ICCID 8944 1100 0000 1234 567 for the eSIM swap",
+        "order 4157203318 shipped yesterday",  # a reference, not a phone
+        "server fingerprint SHA256:Xk2Lp9Vr4Tn7Qw1Ze8Ma3Bc6Yd0Hf5Gj2Ks9Lt4Pw7 (ed25519)",
+        "GCP project billing account 0142 7719 3321 is shared",
+        "AWS account 210987654321 hosts the staging cluster",
+        "llm.token_budget = 150000 per day",
+        "the router password hasn't changed since 2019",
+        "Kahoot PIN 482 9931, join now!",
+        "card ending in 4421 was charged twice",
+    ],
+)
+def test_round14_look_alikes_stay(text: str) -> None:
+    assert Detector().mask(text) == text
