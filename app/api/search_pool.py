@@ -1,4 +1,4 @@
-"""Search worker processes for `strata serve`: started under load, stopped when idle, one search each at a time.
+"""Search worker processes for `strata serve`: started under load, stopped when idle, one search each.
 
 One process holds one GIL: at 20 concurrent clients the server's searches used ~1.5 of 2 cores,
 because the Python part of every search waits for the same lock (docs/benchmarks.md, "REST
@@ -189,7 +189,11 @@ class SearchPool:
                 self._waiting.popleft()
                 continue
             worker = self._free()
-            if worker is None and self._in_process >= IN_PROCESS_LANES and any(w.ready for w in self._workers):
+            if (
+                worker is None
+                and self._in_process >= IN_PROCESS_LANES
+                and any(w.ready for w in self._workers)
+            ):
                 return
             self._waiting.popleft()
             waiter.set_result(self._take(worker) if worker is not None else None)

@@ -30,7 +30,12 @@ from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.models import RawMessageRow
 from tests.conftest import NOW_MS, make_message
 
-TOPICS = ("hiking trip with my sister", "press kit for the launch", "invoice from the plumber", "pasta recipe")
+TOPICS = (
+    "hiking trip with my sister",
+    "press kit for the launch",
+    "invoice from the plumber",
+    "pasta recipe",
+)
 QUERIES = (
     "hiking",
     "press kit",
@@ -102,7 +107,11 @@ def test_a_worker_answers_with_the_same_json_bytes_as_the_server(served: Served)
     before = served.pool.stats().in_worker
     with httpx.Client(headers=served.headers, timeout=60) as http:
         for query in QUERIES:
-            for params in ({"q": query}, {"q": query, "limit": 3, "person": "anna"}, {"q": query, "loose": True}):
+            for params in (
+                {"q": query},
+                {"q": query, "limit": 3, "person": "anna"},
+                {"q": query, "loose": True},
+            ):
                 from_worker = http.get(f"{served.workers_url}/api/search", params=params)
                 in_process = http.get(f"{served.plain_url}/api/search", params=params)
                 assert from_worker.status_code == in_process.status_code == 200
@@ -127,13 +136,18 @@ def test_bad_input_gets_the_same_error_as_without_workers(served: Served) -> Non
 def test_the_server_counts_the_accesses_of_a_worker_search(served: Served) -> None:
     before = served.pool.stats().in_worker
     hits = httpx.get(
-        f"{served.workers_url}/api/search", params={"q": "plumber invoice"}, headers=served.headers, timeout=60
+        f"{served.workers_url}/api/search",
+        params={"q": "plumber invoice"},
+        headers=served.headers,
+        timeout=60,
     ).json()["hits"]
     assert served.pool.stats().in_worker == before + 1 and hits
     ids = [int(h["id"]) for h in hits]
     served.services.access.flush()
     with served.services.db.read() as session:
-        counts = session.execute(select(RawMessageRow.access_count).where(RawMessageRow.id.in_(ids))).scalars()
+        counts = session.execute(
+            select(RawMessageRow.access_count).where(RawMessageRow.id.in_(ids))
+        ).scalars()
         assert all(c >= 1 for c in counts)
 
 

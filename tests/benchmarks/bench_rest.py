@@ -226,7 +226,9 @@ def main() -> int:
         # Warm-up: model, caches, connection pools; 4 clients at once also start the search workers.
         asyncio.run(load(url, token, 4, 5, queries))
         print(f"server start-up jobs done after {wait_idle(server.pid):.0f} s more")
-        print(f"server RSS after warm-up {rss_mb(server.pid):.0f} MB, workers {workers_rss_mb(server.pid)} MB")
+        print(
+            f"server RSS after warm-up {rss_mb(server.pid):.0f} MB, workers {workers_rss_mb(server.pid)} MB"
+        )
         for clients in (int(c) for c in args.clients.split(",")):
             load_before = os.getloadavg()[0]
             server_cpu, client_cpu = tree_cpu_seconds(server.pid), time.process_time()
