@@ -86,8 +86,14 @@ def run(conn: Connection, settings: Settings) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from app.bootstrap import build_services  # the heavy imports happen in the worker only
 
+    from app.core.embeddings.factory import build_embedder
+
     clock = FixedClock(0)
-    services = build_services(settings, clock=clock)
+    # One intra-op thread: the workers are the parallelism, and a second ONNX thread per query
+    # cost ~0.5 ms more CPU (4.7 against 4.2 ms a query, docs/benchmarks.md). Other providers
+    # are built as the composition root builds them (the OpenAI key is resolved there).
+    embedder = build_embedder(settings.embedding, threads=1) if settings.embedding.provider == "local" else None
+    services = build_services(settings, clock=clock, embedder=embedder)
     accesses = _Accesses()
     services.memory.searcher.access = accesses  # type: ignore[assignment]
     try:
