@@ -12,11 +12,11 @@ records them).
   its vector copies before it takes a search (the server answers in-process meanwhile).
 - A worker nobody used for `api.search_worker_idle_seconds` is stopped, which gives its memory
   (model, copies, imports: about 0.5-0.7 GB at 100k messages) back to the system.
-- The server answers in-process when no worker is free and its own lane is (one search at a
-  time beside the workers), for a few seconds after any write of its own (a worker's vector
-  copy catches up with another process's commit within a second; a search right after
-  `remember` must find the note), and whenever a worker fails (the error then comes from the
-  same code, through the usual handlers).
+- The server answers in-process while fewer workers than cores are ready (one search per core
+  left over, beside the workers; every search before the first worker is ready), for a few
+  seconds after any write of its own (a worker's vector copy catches up with another process's
+  commit within a second; a search right after `remember` must find the note), and whenever a
+  worker fails (the error then comes from the same code, through the usual handlers).
 
 Everything here runs on the server's event loop (no locks): pipes are watched with `add_reader`,
 so a search handed to a worker costs the server no thread at all.
@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import pickle
 import time
 from collections import deque
@@ -48,8 +49,6 @@ log = logging.getLogger(__name__)
 FRESH_WRITE_SECONDS = 2.0
 # How often idle workers are looked for.
 REAP_EVERY_SECONDS = 5.0
-# Searches the server runs itself beside busy workers (its own GIL also serves HTTP).
-IN_PROCESS_LANES = 1
 # A worker that died before it was ready (say, out of memory) is not started again for this long:
 # the server serves in-process meanwhile rather than spawning one per search.
 RETRY_START_SECONDS = 60.0
@@ -61,6 +60,8 @@ class _Worker:
     conn: Connection
     ready: bool = False
     busy: asyncio.Future[object] | None = None
+    # The search it runs was given up (its request cancelled): its reply is dropped on arrival.
+    orphaned: bool = False
     used_at: float = field(default_factory=time.monotonic)
     served: int = 0
 
@@ -90,6 +91,9 @@ class SearchPool:
     ) -> None:
         self.settings = settings
         self.reap_every = reap_every
+        # About one search per core at a time: the server runs searches itself only while fewer
+        # workers than cores are ready (its own GIL also serves every request's HTTP).
+        self.cores = os.cpu_count() or 2
         self.max_workers = workers
         self.idle_seconds = idle_seconds
         self._record_access = record_access
@@ -127,7 +131,7 @@ class SearchPool:
     # -- answering ----------------------------------------------------------------------------
     async def answer(self, body: SearchIn, in_process: Callable[[], Any]) -> Any:
         """The search's JSON bytes from a worker, or `in_process()`'s result (run on a thread)."""
-        worker = await self._acquire()
+        worker = await self._acquire()  # None: an in-process lane, already counted as taken
         if worker is not None:
             try:
                 done = await self._ask(worker, search_worker.SearchJob(body, self._now_ms()))
@@ -139,7 +143,7 @@ class SearchPool:
                     self._record_access(done.accessed)
                 return done.body
             # SearchFailed or a dead worker: the same search in-process reports the error.
-        self._in_process += 1
+            self._in_process += 1
         self.in_process += 1
         try:
             return await asyncio.to_thread(in_process)
@@ -148,12 +152,12 @@ class SearchPool:
             self._wake_one()
 
     async def _acquire(self) -> _Worker | None:
-        """A free ready worker; None to run in-process (fresh write, a free lane, no worker)."""
-        if self._closed or self.max_workers <= 0:
+        """A free ready worker, or None for an in-process lane (counted here): after a fresh
+        write, while lanes are free, with no worker ready."""
+        if self._closed or self.max_workers <= 0 or time.monotonic() - self._written_at < FRESH_WRITE_SECONDS:
+            self._in_process += 1
             return None
         self._schedule_reaper()
-        if time.monotonic() - self._written_at < FRESH_WRITE_SECONDS:
-            return None
         free = self._free()
         if free is not None:
             return self._take(free)
@@ -161,11 +165,28 @@ class SearchPool:
         may_start = time.monotonic() - self._failed_at >= RETRY_START_SECONDS
         if busy_now > 0 and len(self._workers) < self.max_workers and may_start:
             self._start_worker()  # load: another search is running
-        if self._in_process < IN_PROCESS_LANES or not any(w.ready for w in self._workers):
+        if self._in_process < self._lanes():
+            self._in_process += 1
             return None
         waiter: asyncio.Future[_Worker | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
-        return await waiter
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # granted as we were cancelled: give back
+                granted = waiter.result()
+                if granted is not None:
+                    granted.busy = None
+                else:
+                    self._in_process -= 1
+                self._wake_one()
+            raise
+
+    def _lanes(self) -> int:
+        """Searches the server may run itself now: any number with no worker ready (as without
+        workers; admission control bounds them), else the cores the ready workers leave."""
+        ready = sum(w.ready for w in self._workers)
+        return max(0, self.cores - ready) if ready else 1 << 30
 
     def _free(self) -> _Worker | None:
         for worker in self._workers:
@@ -182,21 +203,20 @@ class SearchPool:
         self._wake_one()
 
     def _wake_one(self) -> None:
-        """Hand a free worker (or, with none left, the in-process lane) to the oldest waiter."""
+        """Hand a free worker (or, with none free, a free in-process lane) to the oldest waiter."""
         while self._waiting:
             waiter = self._waiting[0]
-            if waiter.done():
+            if waiter.done():  # cancelled (the client went away)
                 self._waiting.popleft()
                 continue
             worker = self._free()
-            if (
-                worker is None
-                and self._in_process >= IN_PROCESS_LANES
-                and any(w.ready for w in self._workers)
-            ):
-                return
-            self._waiting.popleft()
-            waiter.set_result(self._take(worker) if worker is not None else None)
+            if worker is not None:
+                self._waiting.popleft()
+                waiter.set_result(self._take(worker))
+            elif self._in_process < self._lanes():
+                self._waiting.popleft()
+                self._in_process += 1  # counted now, so the next wake-up sees it taken
+                waiter.set_result(None)
             return
 
     async def _ask(self, worker: _Worker, job: search_worker.SearchJob) -> object:
@@ -208,10 +228,18 @@ class SearchPool:
             self._lost(worker)
             return None
         try:
-            return await reply
-        finally:
-            worker.busy = None
-            worker.served += 1
+            result = await asyncio.shield(reply)
+        except asyncio.CancelledError:
+            # The worker is still on it: it stays busy until its reply comes (and is dropped),
+            # or the next search sent to it would read this one's answer.
+            if not reply.done():
+                worker.orphaned = True
+            else:
+                worker.busy = None
+            raise
+        worker.busy = None
+        worker.served += 1
+        return result
 
     # -- workers ------------------------------------------------------------------------------
     def _start_worker(self) -> None:
@@ -239,6 +267,9 @@ class SearchPool:
             worker.used_at = time.monotonic()
             log.info("search worker %s ready", worker.process.pid)
             self._wake_one()
+        elif worker.orphaned:
+            worker.orphaned, worker.busy = False, None
+            self._release(worker)
         elif worker.busy is not None and not worker.busy.done():
             worker.busy.set_result(message)
 

@@ -232,10 +232,12 @@ def main() -> int:
         for clients in (int(c) for c in args.clients.split(",")):
             load_before = os.getloadavg()[0]
             server_cpu, client_cpu = tree_cpu_seconds(server.pid), time.process_time()
+            main_cpu = cpu_seconds(server.pid)
             wall = time.monotonic()
             r = asyncio.run(load(url, token, clients, args.seconds, queries))
             wall = time.monotonic() - wall
             server_cpu = tree_cpu_seconds(server.pid) - server_cpu
+            main_cpu = cpu_seconds(server.pid) - main_cpu
             client_cpu = time.process_time() - client_cpu
             workers = workers_rss_mb(server.pid)
             answered = max(1, r["served"] + r["refused"])
@@ -254,6 +256,12 @@ def main() -> int:
                 f"load generator CPU {1000 * client_cpu / answered:.1f} ms/request "
                 f"({100 * client_cpu / max(1e-9, server_cpu + client_cpu):.0f} % of the two processes)"
             )
+            if workers:
+                print(
+                    f"[{args.n}] {clients} clients: the server process itself "
+                    f"{1000 * main_cpu / answered:.1f} ms/request ({main_cpu / wall:.2f} cores), "
+                    f"its search workers {1000 * (server_cpu - main_cpu) / answered:.1f} ms/request"
+                )
     finally:
         server.terminate()
         server.wait(timeout=30)
