@@ -112,6 +112,7 @@ def create_app(
             idle_seconds=settings.api.search_worker_idle_seconds,
             record_access=services.access.record,
             now_ms=services.clock.now_ms,
+            model_id=lambda: services.embedder.model_id,
             events=services.events,
         )
         if search_workers > 0

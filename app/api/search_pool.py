@@ -86,6 +86,7 @@ class SearchPool:
         idle_seconds: float,
         record_access: Callable[[tuple[int, ...]], None],
         now_ms: Callable[[], int],
+        model_id: Callable[[], str] = lambda: "",
         events: EventBus | None = None,
         reap_every: float = REAP_EVERY_SECONDS,
     ) -> None:
@@ -98,6 +99,7 @@ class SearchPool:
         self.idle_seconds = idle_seconds
         self._record_access = record_access
         self._now_ms = now_ms
+        self._model_id = model_id
         self._workers: list[_Worker] = []
         self._waiting: deque[asyncio.Future[_Worker | None]] = deque()
         self._in_process = 0  # searches running in-process now
@@ -134,7 +136,8 @@ class SearchPool:
         worker = await self._acquire()  # None: an in-process lane, already counted as taken
         if worker is not None:
             try:
-                done = await self._ask(worker, search_worker.SearchJob(body, self._now_ms()))
+                job = search_worker.SearchJob(body, self._now_ms(), self._model_id())
+                done = await self._ask(worker, job)
             finally:
                 self._release(worker)
             if isinstance(done, search_worker.SearchDone):
@@ -142,6 +145,11 @@ class SearchPool:
                 if done.accessed:
                     self._record_access(done.accessed)
                 return done.body
+            if isinstance(done, search_worker.SearchFailed) and done.retire and worker in self._workers:
+                log.info("search worker %s retired: %s", worker.process.pid, done.reason)
+                self._drop(worker)
+                _stop(worker)
+                asyncio.get_running_loop().run_in_executor(None, _join, [worker])
             # SearchFailed or a dead worker: the same search in-process reports the error.
             self._in_process += 1
         self.in_process += 1

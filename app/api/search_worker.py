@@ -20,7 +20,9 @@ from typing import Any
 
 from app.api.routes import search as search_route
 from app.api.schemas import SearchIn, SearchOut
+from app.bootstrap import build_services
 from app.core.clock import FixedClock, SystemClock
+from app.core.embeddings.factory import build_embedder
 from app.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,8 @@ class SearchJob:
 
     body: SearchIn
     now_ms: int
+    # The model the server searches with: after a re-embed switched it, an older worker retires.
+    model_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,7 @@ class SearchFailed:
     which raises the same error through the usual error handlers."""
 
     reason: str
+    retire: bool = False  # the worker no longer matches the server (its model): stop it
 
 
 class _Accesses:
@@ -84,15 +89,13 @@ def run(conn: Connection, settings: Settings) -> None:
     """The worker's main loop: build the services, warm up, say ready, answer until told to stop."""
     # The server stops its workers itself; a Ctrl+C in the terminal reaches the whole group.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from app.bootstrap import build_services  # the heavy imports happen in the worker only
-
-    from app.core.embeddings.factory import build_embedder
-
-    clock = FixedClock(0)
+    clock = FixedClock(SystemClock().now_ms())
     # One intra-op thread: the workers are the parallelism, and a second ONNX thread per query
     # cost ~0.5 ms more CPU (4.7 against 4.2 ms a query, docs/benchmarks.md). Other providers
     # are built as the composition root builds them (the OpenAI key is resolved there).
-    embedder = build_embedder(settings.embedding, threads=1) if settings.embedding.provider == "local" else None
+    embedder = (
+        build_embedder(settings.embedding, threads=1) if settings.embedding.provider == "local" else None
+    )
     services = build_services(settings, clock=clock, embedder=embedder)
     accesses = _Accesses()
     services.memory.searcher.access = accesses  # type: ignore[assignment]
@@ -122,6 +125,8 @@ def _warm_up(services: Any, clock: FixedClock) -> None:
 
 def _answer(services: Any, clock: FixedClock, accesses: _Accesses, job: SearchJob) -> object:
     accesses.ids.clear()
+    if job.model_id and job.model_id != services.embedder.model_id:
+        return SearchFailed(f"searches with {services.embedder.model_id}, not {job.model_id}", retire=True)
     clock.set(job.now_ms)
     try:
         body = response_bytes(search_route._search(services, job.body))

@@ -19,7 +19,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from app.api import search_worker
 from app.api.app import create_app
+from app.api.schemas import SearchIn
 from app.api.search_pool import SearchPool
 from app.api.security import load_or_create_token
 from app.api.server import BackgroundServer
@@ -198,3 +200,15 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_worker_with_another_model_than_the_server_asks_to_retire(services: Services) -> None:
+    # After a re-embed switched the server's model, an older worker must not answer.
+    accesses = search_worker._Accesses()
+    job = search_worker.SearchJob(SearchIn(query="hiking"), NOW_MS, model_id="some-other-model")
+    answer = search_worker._answer(services, FixedClock(0), accesses, job)
+    assert isinstance(answer, search_worker.SearchFailed) and answer.retire
+    same = search_worker.SearchJob(SearchIn(query="hiking"), NOW_MS, model_id=services.embedder.model_id)
+    assert isinstance(
+        search_worker._answer(services, FixedClock(0), accesses, same), search_worker.SearchDone
+    )
