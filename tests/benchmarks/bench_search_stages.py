@@ -9,7 +9,7 @@ machine's load, unlike wall time; the HTTP layer (uvicorn, routing, auth, admiss
 query parsing) is what `bench_rest.py`'s server CPU per request adds on top of the total here.
 
     python tests/benchmarks/bench_search_stages.py --data-dir DIR [--queries 300] [--limit 10]
-        [--compare blas|int8] [--dump FILE]
+        [--compare blas|int8] [--dump FILE] [--code-root CHECKOUT]
 
 `--compare blas` times the same handler with NumPy's BLAS at its default threads (one per core)
 and at one thread, `--compare int8` with float and int8 query activations, query by query
@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if "--code-root" in sys.argv:  # another checkout's code (main, to compare answers with --dump)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code-root") + 1]).resolve()))
 
 from app.api.routes import search as search_route
 from app.api.schemas import SearchIn
@@ -221,6 +223,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--compare", choices=["blas", "int8"], default=None)
     parser.add_argument("--dump", type=Path, default=None, help="write each query's hits (JSON lines)")
+    parser.add_argument("--code-root", type=Path, default=None, help="search with this checkout's code")
     args = parser.parse_args()
     if args.dump:
         dump(args.data_dir, args.queries, args.limit, args.dump)
