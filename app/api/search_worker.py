@@ -118,7 +118,7 @@ def _warm_up(services: Any, clock: FixedClock) -> None:
     """Load the model and the vector copies before taking real searches (the first costs seconds)."""
     clock.set(SystemClock().now_ms())
     try:
-        search_route._search(services, SearchIn(query="warm up the search worker", limit=10))
+        search_route._search(services, SearchIn.model_validate({"query": "warm up the search worker"}))
     except Exception:  # an empty or broken archive still serves: each search reports its own error
         log.debug("search worker warm-up failed", exc_info=True)
 
