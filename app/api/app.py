@@ -34,6 +34,7 @@ from app.api.routes import (
     stats,
 )
 from app.api.schemas import ERROR_RESPONSES
+from app.api.search_pool import SearchPool
 from app.api.security import HostPolicy, LocalGuard, load_or_create_token
 from app.bootstrap import Services
 from app.mcp.server import build_mcp_server, http_app
@@ -69,8 +70,11 @@ def create_app(
     *,
     policy: HostPolicy | None = None,
     token: str | None = None,
+    search_workers: int = 0,
 ) -> FastAPI:
-    """Build the app for `services`. `policy` defaults to the configured bind host's policy."""
+    """Build the app for `services`. `policy` defaults to the configured bind host's policy;
+    `search_workers` > 0 lets searches run in up to that many worker processes under load
+    (`strata serve` passes `api.search_workers`; hosts that share their process keep 0)."""
     settings = services.settings
     token = token or load_or_create_token(settings.layout.token_file)
     policy = policy or HostPolicy.for_bind(settings.api.host)
@@ -86,7 +90,11 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # The MCP session manager owns a task group for HTTP sessions; it lives as long as the app.
         async with mcp_server.session_manager.run():
-            yield
+            try:
+                yield
+            finally:
+                if pool is not None:
+                    await pool.close()
 
     app = FastAPI(
         title="Strata",
@@ -97,7 +105,21 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
     )
+    pool = (
+        SearchPool(
+            settings,
+            workers=search_workers,
+            idle_seconds=settings.api.search_worker_idle_seconds,
+            record_access=services.access.record,
+            now_ms=services.clock.now_ms,
+            model_id=lambda: services.embedder.model_id,
+            events=services.events,
+        )
+        if search_workers > 0
+        else None
+    )
     app.state.services = services
+    app.state.search_pool = pool
     app.state.mcp_server = mcp_server
     install_error_handlers(app)
     app.include_router(health.router, prefix=API_PREFIX)

@@ -31,7 +31,11 @@ def serve_command(
     if warning:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     svc = services(ctx)
-    app = guarded(lambda: create_app(svc, policy=HostPolicy.for_bind(bind_host)))
+    app = guarded(
+        lambda: create_app(
+            svc, policy=HostPolicy.for_bind(bind_host), search_workers=settings.api.search_workers
+        )
+    )
     shown = f"[{bind_host}]" if ":" in bind_host else bind_host
     console.print(f"Strata API on http://{shown}:{bind_port}/api (docs: /api/docs, MCP: /mcp)")
     console.print("[dim]Authorization: Bearer $(strata token)[/dim]")

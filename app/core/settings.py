@@ -170,6 +170,12 @@ class ApiSettings(BaseModel):
     max_concurrent_requests: int = Field(default=4, ge=1, le=256)
     max_queued_requests: int = Field(default=64, ge=0, le=10_000)
     max_queue_wait_seconds: float = Field(default=5.0, gt=0, le=600)
+    # `strata serve` only: searches run in up to this many worker processes under load (one
+    # process's GIL held 20 clients to ~1.5 of 2 cores); 0 keeps every search in the server.
+    # Each busy worker holds its own model and vector copies (~0.5-0.7 GB at 100k messages) and
+    # stops after `search_worker_idle_seconds` without a search (app/api/search_pool.py).
+    search_workers: int = Field(default=2, ge=0, le=16)
+    search_worker_idle_seconds: float = Field(default=120.0, gt=0)
 
 
 class ResourceSettings(BaseModel):

@@ -9,7 +9,10 @@ control), the server's RSS, the load average, and the CPU per request of the ser
 load generator (which shares the cores); `--clients` takes a list to sweep.
 
     python tests/benchmarks/bench_rest.py [--n 100000] [--clients 20,50] [--seconds 30]
-        [--workdir DIR] [--max-concurrent 8] [--server-root CHECKOUT]
+        [--workdir DIR] [--max-concurrent 8] [--search-workers 2] [--server-root CHECKOUT]
+
+With search workers (`api.search_workers`, the default for `strata serve`), the server CPU
+counts the workers' CPU too, and their RSS is printed beside the server's.
 """
 
 from __future__ import annotations
@@ -41,6 +44,42 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU of a process, all its threads (from /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """Live child processes of `pid` (the server's search workers)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """The server's CPU with its search workers': live ones, and those it has reaped."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    live = 0.0
+    for child in children(pid):
+        try:
+            live += cpu_seconds(child)
+        except OSError:
+            continue
+    return cpu_seconds(pid) + reaped + live
+
+
+def workers_rss_mb(pid: int) -> list[float]:
+    out = []
+    for child in children(pid):
+        try:
+            out.append(rss_mb(child))
+        except OSError:
+            continue
+    return out
 
 
 def rss_mb(pid: int) -> float:
@@ -147,9 +186,9 @@ def wait_idle(pid: int, timeout: float = 300.0, share: float = 0.05) -> float:
     over 2 s below `share` of a core. Returns the seconds waited."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
-        before = cpu_seconds(pid)
+        before = tree_cpu_seconds(pid)
         time.sleep(2)
-        if cpu_seconds(pid) - before < 2 * share:
+        if tree_cpu_seconds(pid) - before < 2 * share:
             break
     return time.monotonic() - started
 
@@ -161,6 +200,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--max-concurrent", type=int, default=None, help="api.max_concurrent_requests")
+    parser.add_argument("--search-workers", type=int, default=None, help="api.search_workers (0: in-process)")
     parser.add_argument(
         "--server-root", type=Path, default=ROOT, help="run the server of this checkout (main, to compare)"
     )
@@ -173,6 +213,8 @@ def main() -> int:
     env = {**os.environ, "STRATA_LOG_LEVEL": "WARNING"}
     if args.max_concurrent:
         env["STRATA_API__MAX_CONCURRENT_REQUESTS"] = str(args.max_concurrent)
+    if args.search_workers is not None:
+        env["STRATA_API__SEARCH_WORKERS"] = str(args.search_workers)
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir), "serve", "--port", str(port)],
         cwd=args.server_root,
@@ -181,27 +223,45 @@ def main() -> int:
     _, queries = bench_search.corpus("synthetic", 10)
     try:
         asyncio.run(wait_ready(url, timeout=300))
-        asyncio.run(load(url, token, 2, 5, queries))  # warm-up: model, caches, connection pools
+        # Warm-up: model, caches, connection pools; 4 clients at once also start the search workers.
+        asyncio.run(load(url, token, 4, 5, queries))
         print(f"server start-up jobs done after {wait_idle(server.pid):.0f} s more")
-        print(f"server RSS after warm-up {rss_mb(server.pid):.0f} MB")
+        print(
+            f"server RSS after warm-up {rss_mb(server.pid):.0f} MB, workers {workers_rss_mb(server.pid)} MB"
+        )
         for clients in (int(c) for c in args.clients.split(",")):
             load_before = os.getloadavg()[0]
-            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
+            server_cpu, client_cpu = tree_cpu_seconds(server.pid), time.process_time()
+            main_cpu = cpu_seconds(server.pid)
+            wall = time.monotonic()
             r = asyncio.run(load(url, token, clients, args.seconds, queries))
-            server_cpu, client_cpu = cpu_seconds(server.pid) - server_cpu, time.process_time() - client_cpu
+            wall = time.monotonic() - wall
+            server_cpu = tree_cpu_seconds(server.pid) - server_cpu
+            main_cpu = cpu_seconds(server.pid) - main_cpu
+            client_cpu = time.process_time() - client_cpu
+            workers = workers_rss_mb(server.pid)
             answered = max(1, r["served"] + r["refused"])
             print(
                 f"[{args.n}] {clients} clients x {args.seconds:.0f} s: {r['rps']:.1f} searches/s, "
                 f"p50 {r['p50']:.0f} ms, p95 {r['p95']:.0f} ms, 503s {r['refused']}, errors {r['errors']}; "
                 f"server RSS {rss_mb(server.pid):.0f} MB; load {load_before:.1f} → {os.getloadavg()[0]:.1f}"
             )
+            if workers:
+                print(f"[{args.n}] search workers RSS: {', '.join(f'{w:.0f}' for w in workers)} MB")
             # CPU per answered request does not depend much on the machine's load: the figure to
             # compare across runs; the client's share says how much of the 2 cores it took.
             print(
-                f"[{args.n}] {clients} clients: server CPU {1000 * server_cpu / answered:.1f} ms/request, "
+                f"[{args.n}] {clients} clients: server CPU {1000 * server_cpu / answered:.1f} ms/request "
+                f"(with its search workers; {server_cpu / wall:.2f} cores), "
                 f"load generator CPU {1000 * client_cpu / answered:.1f} ms/request "
                 f"({100 * client_cpu / max(1e-9, server_cpu + client_cpu):.0f} % of the two processes)"
             )
+            if workers:
+                print(
+                    f"[{args.n}] {clients} clients: the server process itself "
+                    f"{1000 * main_cpu / answered:.1f} ms/request ({main_cpu / wall:.2f} cores), "
+                    f"its search workers {1000 * (server_cpu - main_cpu) / answered:.1f} ms/request"
+                )
     finally:
         server.terminate()
         server.wait(timeout=30)

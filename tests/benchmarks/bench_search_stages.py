@@ -9,12 +9,16 @@ machine's load, unlike wall time; the HTTP layer (uvicorn, routing, auth, admiss
 query parsing) is what `bench_rest.py`'s server CPU per request adds on top of the total here.
 
     python tests/benchmarks/bench_search_stages.py --data-dir DIR [--queries 300] [--limit 10]
-        [--compare blas|int8]
+        [--compare blas|int8] [--dump FILE] [--code-root CHECKOUT]
 
 `--compare blas` times the same handler with NumPy's BLAS at its default threads (one per core)
 and at one thread, `--compare int8` with float and int8 query activations, query by query
 interleaved in one process (no stage wrappers, keyword leg on its pool as served): process CPU
 per search of each, and their ratio, which the machine's load moves much less than either.
+
+`--dump FILE` writes each query's response (hits with ids, scores, relevances) as JSON lines,
+at a fixed clock, so two checkouts' answers on two copies of the same data dir can be compared
+with `cmp` (a change meant to cost less must give the same bytes).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if "--code-root" in sys.argv:  # another checkout's code (main, to compare answers with --dump)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code-root") + 1]).resolve()))
 
 from app.api.routes import search as search_route
 from app.api.schemas import SearchIn
@@ -196,14 +202,32 @@ def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
     print(f"  ratio {second / first:.2f}")
 
 
+def dump(data_dir: Path, n: int, limit: int, path: Path) -> None:
+    """Every query's hits as one JSON line each (fixed clock: recency is part of the score)."""
+    from app.core.clock import FixedClock
+
+    services = build_services(load_settings(data_dir), clock=FixedClock(1_790_000_000_000))
+    _, base = bench_search.corpus("synthetic", 10)
+    cpu = time.process_time()
+    with path.open("w") as out:
+        for i in range(1000, 1000 + n):
+            found = search_route._search(services, SearchIn(query=f"{base[i % len(base)]} {i}", limit=limit))
+            out.write(found.model_dump_json() + "\n")  # ids, scores, relevances, every field
+    print(f"{n} queries written to {path}; {1000 * (time.process_time() - cpu) / n:.1f} ms CPU/search")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--compare", choices=["blas", "int8"], default=None)
+    parser.add_argument("--dump", type=Path, default=None, help="write each query's hits (JSON lines)")
+    parser.add_argument("--code-root", type=Path, default=None, help="search with this checkout's code")
     args = parser.parse_args()
-    if args.compare:
+    if args.dump:
+        dump(args.data_dir, args.queries, args.limit, args.dump)
+    elif args.compare:
         compare(args.data_dir, args.queries, args.limit, args.compare)
     else:
         run(args.data_dir, args.queries, args.limit)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Query
+from typing import Any
 
-from app.api.deps import get_services
+from fastapi import APIRouter, Depends, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.api.deps import services_of
 from app.api.schemas import TIME_SCHEMA, SearchIn, SearchOut
 from app.bootstrap import Services
 from app.core.search.filters import filters_from, sources_from
@@ -24,8 +27,21 @@ def _search(services: Services, body: SearchIn) -> SearchOut:
     return SearchOut(query=body.query, hits=hits, **outcome.to_dict())  # type: ignore[arg-type]
 
 
+async def _answer(request: Request, services: Services, body: SearchIn) -> Any:
+    """In a search worker process when `strata serve` has them (search_pool.py: the same JSON
+    bytes), else on a thread of this process."""
+    pool = getattr(request.app.state, "search_pool", None)
+    if pool is None:
+        return await run_in_threadpool(_search, services, body)
+    answer = await pool.answer(body, lambda: _search(services, body))
+    return Response(content=answer, media_type="application/json") if isinstance(answer, bytes) else answer
+
+
+# Async handlers: the search itself runs on a worker thread or in a worker process (_answer), so
+# the event loop is not held; FastAPI then also checks the response on the loop, not on a thread.
 @router.get("/search", response_model=SearchOut, summary="Search memory (query string)")
-def search_get(
+async def search_get(
+    request: Request,
     q: str = Query(
         ..., min_length=1, max_length=4000, description="what to look for; 'last week' etc. filter"
     ),
@@ -43,8 +59,8 @@ def search_get(
     documents: bool = Query(False, description="also search knowledge-base documents (one ranking)"),
     insights: bool = Query(False, description="also search insights (one ranking)"),
     reveal: bool = Query(False, description="secrets verbatim (needs [privacy] allow_reveal = true)"),
-    services: Services = Depends(get_services),
-) -> SearchOut:
+    services: Services = Depends(services_of),
+) -> Any:
     body = SearchIn(
         query=q,
         limit=limit,
@@ -58,9 +74,9 @@ def search_get(
         insights=insights,
         reveal=reveal,
     )
-    return _search(services, body)
+    return await _answer(request, services, body)
 
 
 @router.post("/search", response_model=SearchOut, summary="Search memory (JSON body)")
-def search_post(body: SearchIn, services: Services = Depends(get_services)) -> SearchOut:
-    return _search(services, body)
+async def search_post(request: Request, body: SearchIn, services: Services = Depends(services_of)) -> Any:
+    return await _answer(request, services, body)

@@ -13,13 +13,17 @@ from app.core.settings import EmbeddingSettings
 HASHING_DEFAULT_DIMENSIONS = 64
 
 
-def build_embedder(settings: EmbeddingSettings, api_key: str | None = None) -> Embedder:
+def build_embedder(
+    settings: EmbeddingSettings, api_key: str | None = None, *, threads: int | None = None
+) -> Embedder:
     """`local` (offline MiniLM), `multilingual` (offline multilingual-e5-small), `openai` or `hashing`.
 
-    The local models load lazily, on first use.
+    The local models load lazily, on first use. `threads` sets the local MiniLM's intra-op
+    threads (default: one per core, up to 4); a search worker process takes 1, since its
+    parallelism comes from the processes.
     """
     if settings.provider == "local":
-        documents = OnnxMiniLMEmbedder(batch_size=settings.batch_size)
+        documents = OnnxMiniLMEmbedder(batch_size=settings.batch_size, threads=threads)
         if settings.query_activations == "int8":
             from app.core.embeddings.int8_queries import Int8QueryEmbedder
 

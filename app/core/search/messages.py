@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -9,7 +10,7 @@ from itertools import zip_longest
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.core.access import AccessTracker
 from app.core.clock import Clock
@@ -197,10 +198,7 @@ class MessageSearcher:
             return RankedMessages([], 0)
         candidates = [int(k) for k in keys]
         with self.db.read() as session:
-            # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
-            # hundred candidates cost more than the query itself.
-            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
-            rows = {str(r.id): r for r in found}
+            rows = hit_rows(session, candidates)
         matrix = self.corpus.matrix()
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
@@ -233,8 +231,7 @@ class MessageSearcher:
             if missing:
                 with self.db.read() as session:
                     # Full hit columns: the best candidates' neighbours may become candidates too.
-                    found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(missing)))
-                    fetched.update((str(r.id), r) for r in found)
+                    fetched.update(hit_rows(session, missing))
             return context, {n: fetched[n] for n in around if n in fetched}
 
         return rank_messages(
@@ -344,6 +341,22 @@ _HIT_COLUMNS = (
     RawMessageRow.summary_ref_id,
     RawMessageRow.is_pinned,
 )
+
+
+# One statement with one bound value (the ids as a JSON array): an expanding `IN (…)` was
+# compiled for every list length, and the ORM's result handling cost more than SQLite's reads
+# (0.6 against 1.0-1.1 ms a call, 2-3 calls a search; docs/benchmarks.md, "REST search in
+# worker processes"). The rows are the same values (`is_pinned` is 0/1, read as a truth value).
+_HIT_SQL = (
+    f"SELECT {', '.join(c.name for c in _HIT_COLUMNS)} FROM {RawMessageRow.__tablename__} "
+    "WHERE id IN (SELECT value FROM json_each(?))"
+)
+
+
+def hit_rows(session: Session, ids: Sequence[int]) -> dict[str, Any]:
+    """Rows of `ids` with the columns a hit needs (plain tuples, not ORM objects), by key."""
+    found = session.connection().exec_driver_sql(_HIT_SQL, (json.dumps(list(ids)),))
+    return {str(r.id): r for r in found}
 
 
 def _hit(row: Any, score: float, relevance: float) -> SearchHit:
