@@ -170,7 +170,9 @@ class MessageSearcher:
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
-            key_future = self._keyword_pool.submit(self._key_leg, query.text, mentions, vector, key_where)
+            key_future = self._keyword_pool.submit(
+                self._key_leg, self.keys, query.text, mentions, vector, key_where
+            )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -259,14 +261,13 @@ class MessageSearcher:
         )
 
     def _key_leg(
-        self, text: str, mentions: Mentions, vector: np.ndarray, where: Filter
+        self, keys: Corpus, text: str, mentions: Mentions, vector: np.ndarray, where: Filter
     ) -> tuple[LegHit, ...]:
         """The sentence keys nearest to the query (for a query naming people, partly without the
         names: key_query.py; its second embedding runs here, beside the message scan)."""
-        assert self.keys is not None
         embed = self.embedder.embed_query
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
-        return self.keys.vector_leg(key_vector, self.config.key_pool, where)
+        return keys.vector_leg(key_vector, self.config.key_pool, where)
 
     def _wants_named(self, query: MessageQuery, mentions: Mentions) -> bool:
         """A list question naming people, with no person filter of its own (`_named_nearest`)."""
