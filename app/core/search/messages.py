@@ -22,6 +22,7 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
+from app.core.search.key_query import key_query_vector
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.questions import asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
@@ -69,6 +70,10 @@ class SearchConfig:
     # Keys below this cosine neither lift nor add a message: one shared word is no evidence
     # ("penguin migration Antarctica" vs "The migration locked the table": 0.27 on MiniLM).
     key_min_cosine: float = 0.35
+    # A query naming people (not a list question) searches the keys with a vector this far
+    # towards the query without the names: keys carry their writer's name, which otherwise lifts
+    # every message of the named person (key_query.py); 0 = the query's own vector.
+    key_nameless_mix: float = 0.5
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -166,8 +171,9 @@ class MessageSearcher:
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
-            key_pool = self.config.key_pool
-            key_future = self._keyword_pool.submit(self.keys.vector_leg, vector, key_pool, key_where)
+            key_future = self._keyword_pool.submit(
+                self._key_leg, self.keys, query.text, mentions, vector, key_where
+            )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -250,6 +256,15 @@ class MessageSearcher:
             loose=query.loose,
             to_hit=_hit,
         )
+
+    def _key_leg(
+        self, keys: Corpus, text: str, mentions: Mentions, vector: np.ndarray, where: Filter
+    ) -> tuple[LegHit, ...]:
+        """The sentence keys nearest to the query (for a query naming people, partly without the
+        names: key_query.py; its second embedding runs here, beside the message scan)."""
+        embed = self.embedder.embed_query
+        key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
+        return keys.vector_leg(key_vector, self.config.key_pool, where)
 
     def _wants_named(self, query: MessageQuery, mentions: Mentions) -> bool:
         """A list question naming people, with no person filter of its own (`_named_nearest`)."""

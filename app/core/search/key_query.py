@@ -1,0 +1,43 @@
+"""The vector the sentence-key leg searches with: for a query naming people, partly without their names.
+
+Sentence keys tell each sentence about its writer by name ("Melanie's kids loved the park"), so
+a query that names Melanie is near *every* key of hers for the name alone: the key leg lifted her
+greetings and small talk into the top 10, above the one-line answers (often written by the other
+person) that the query was about. That was the single-hop loss of sentence keys on LoCoMo
+(0.867 → 0.824); keys searched with the query without the names gave it back (0.858) but lost
+the multi-hop, temporal and open-domain gains, which come from that same name. Halfway between
+the two vectors keeps most of both (docs/benchmarks.md, "Recall: … (issue 12, `mh-index`)").
+
+A list question naming people ("Which cities has John been to?") keeps the query's own vector:
+its answers are that person's messages, so the name's pull is what finds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from app.core.search.people import Mentions
+from app.core.search.questions import asks_for_list
+from app.core.search.ranking import without_names
+
+
+def key_query_vector(
+    vector: np.ndarray,
+    text: str,
+    mentions: Mentions,
+    embed_query: Callable[[str], np.ndarray],
+    mix: float,
+) -> np.ndarray:
+    """`vector` (the query's), or for a query naming people that is not a list question, the
+    normalized blend `(1 − mix) · vector + mix · vector of the query without the names`."""
+    if mix <= 0.0 or not mentions.persons or asks_for_list(text):
+        return vector
+    nameless = without_names(text, mentions)
+    if nameless == text:
+        return vector
+    blended = (1.0 - mix) * vector.astype(np.float32) + mix * embed_query(nameless).astype(np.float32)
+    norm = float(np.linalg.norm(blended))
+    # Opposite vectors cannot come from one query and its own words; guard the division anyway.
+    return blended / norm if norm > 0.0 else vector
