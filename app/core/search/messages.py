@@ -24,7 +24,7 @@ from app.core.search.dates import parse_query_dates
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.questions import asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
-from app.core.search.stored_windows import stored_windows
+from app.core.search.stored_windows import StoredWindows
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
 from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
@@ -152,7 +152,14 @@ class MessageSearcher:
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
-        keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
+        # No in-memory copy (served by the approximate index): the candidates' rows, turns and
+        # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
+        store = (
+            StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+            if self.corpus.matrix().view() is None
+            else None
+        )
+        keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool, store)
         # A list question's second embedding and scan run beside the first (both release the GIL).
         named_future = (
             self._keyword_pool.submit(self._named_nearest, query, mentions, where)
@@ -178,7 +185,7 @@ class MessageSearcher:
                 # No in-memory copy (a large archive): their cosines from their stored vectors,
                 # so both paths take the same candidates (the exact path differed without them).
                 q = vector.astype(np.float32)
-                stored_new = self.corpus.collection.vectors_of(new)
+                stored_new = store.vectors(new) if store is not None else {}
                 own = CandidateContext({k: float(v @ q) for k, v in stored_new.items()}, {}, {})
             if own is not None:
                 vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
@@ -195,12 +202,18 @@ class MessageSearcher:
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
-        candidates = [int(k) for k in keys]
-        with self.db.read() as session:
-            # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
-            # hundred candidates cost more than the query itself.
-            found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
-            rows = {str(r.id): r for r in found}
+        if store is not None and self._stored_windows():
+            with self.db.read() as session:
+                # Rows and turns in one statement (the keyword candidates' were read on the worker).
+                store.read(session, keys)
+            rows = {k: store.rows[k] for k in keys if k in store.rows}
+        else:
+            candidates = [int(k) for k in keys]
+            with self.db.read() as session:
+                # Plain column tuples: building ORM objects (and decoding their JSON columns) for a
+                # hundred candidates cost more than the query itself.
+                found = session.execute(select(*_HIT_COLUMNS).where(RawMessageRow.id.in_(candidates)))
+                rows = {str(r.id): r for r in found}
         matrix = self.corpus.matrix()
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
@@ -210,24 +223,20 @@ class MessageSearcher:
             own = CandidateContext({k: float(v @ q) for k, v in keyword_vectors.items()}, {}, {})
 
         fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
-        stored: dict[str, np.ndarray | None] = dict(keyword_vectors or {})  # vectors read from LanceDB
-
-        def vectors_of(keys: Sequence[str]) -> dict[str, np.ndarray]:
-            missing = [k for k in keys if k not in stored]
-            if missing:
-                found = self.corpus.collection.vectors_of(missing)
-                stored.update({k: found.get(k) for k in missing})
-            return {k: v for k in keys if (v := stored.get(k)) is not None}
+        calls = 0
 
         def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
+            nonlocal store, calls
+            calls += 1
             context = self.windows.around(matrix, vector, best)
             if context is None:
                 # No in-memory copy (served by the approximate index): the same windows, from the
-                # candidates' conversations in SQLite and their stored vectors.
-                with self.db.read() as session:
-                    context = stored_windows(
-                        session, vector, best[: self.config.stored_windowed], {**fetched, **rows}, vectors_of
-                    )
+                # candidates' conversations in SQLite and their stored vectors. The first call
+                # gets the best candidates, best first; the turns beside the best few join as
+                # candidates (ranking.py), so their windows' vectors come in the same lookup.
+                store = store or StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+                ahead = best[: self.config.neighbour_candidates] if calls == 1 else ()
+                return store.windows(self.db.read, vector, best[: self.config.stored_windowed], ahead=ahead)
             around = {n for near in context.neighbours.values() for n in near}
             missing = [int(n) for n in around if n not in fetched and n not in rows]
             if missing:
@@ -288,15 +297,24 @@ class MessageSearcher:
         return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
 
     def _keyword_and_vectors(
-        self, query: MessageQuery, where: Filter, pool: int
+        self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None
     ) -> tuple[tuple[LegHit, ...], dict[str, np.ndarray] | None]:
-        """The keyword leg and, on archives too large for the in-memory copy, the stored vectors
-        of its hits, read from LanceDB on this worker while the query is embedded and the vector
-        leg runs (keyword-only candidates get a cosine either way)."""
+        """The keyword leg and, on archives too large for the in-memory copy (`store`), the stored
+        vectors of its hits (keyword-only candidates get a cosine either way) and, with windows
+        on, their rows, turns and window vectors: all on this worker while the query is embedded
+        and the vector leg runs."""
         hits = self._keyword_candidates(query, where, pool)
-        if not hits or self.corpus.matrix().view() is not None:
+        if not hits or store is None:
             return hits, None
-        return hits, self.corpus.collection.vectors_of([h.key for h in hits])
+        keys = [h.key for h in hits]
+        if self._stored_windows():
+            with self.db.read() as session:
+                store.prefetch(session, keys)
+        return hits, store.vectors(keys)
+
+    def _stored_windows(self) -> bool:
+        """Whether candidates get windows on the index path."""
+        return self.config.windows and self.config.stored_windowed > 0
 
     def _keyword_candidates(self, query: MessageQuery, where: Filter, pool: int) -> tuple[LegHit, ...]:
         with self.db.read() as session:
@@ -344,6 +362,9 @@ _HIT_COLUMNS = (
     RawMessageRow.summary_ref_id,
     RawMessageRow.is_pinned,
 )
+
+
+_HIT_FIELDS = tuple(c.key for c in _HIT_COLUMNS)
 
 
 def _hit(row: Any, score: float, relevance: float) -> SearchHit:

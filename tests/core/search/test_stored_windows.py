@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from app.core.domain import SearchFilters
-from app.core.search.messages import _HIT_COLUMNS, MessageQuery
-from app.core.search.stored_windows import stored_windows
+from app.core.search.messages import _HIT_FIELDS, MessageQuery
+from app.core.search.stored_windows import StoredWindows
 from app.core.storage.models import RawMessageRow
 from tests.conftest import NOW_MS, make_message
 
@@ -76,9 +76,8 @@ def test_stored_windows_are_the_in_memory_windows(services) -> None:
     vector = searcher.embedder.embed_query("holiday Lisbon")
     _search(services, "holiday Lisbon")  # loads the in-memory copy
     exact = searcher.windows.around(searcher.corpus.matrix(), vector, keys)
-    with services.db.read() as session:
-        rows = {str(r.id): r for r in session.execute(select(*_HIT_COLUMNS))}
-        stored = stored_windows(session, vector, keys, rows, searcher.corpus.collection.vectors_of)
+    store = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of)
+    stored, _ = store.windows(services.db.read, vector, keys)
     assert stored.neighbours == exact.neighbours
     assert "5" not in {n for near in stored.neighbours.values() for n in near}
     assert stored.cosines.keys() == exact.cosines.keys()
