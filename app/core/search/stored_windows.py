@@ -18,6 +18,7 @@ The window's score is the same arithmetic as the in-memory path's.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -69,22 +70,32 @@ class StoredWindows:
         self._vectors: dict[str, np.ndarray | None] = {}  # None: asked for, not stored
         self.statements = 0  # SQL statements and vector lookups made (tests, benchmarks)
         self.lookups = 0
+        # Two threads may read batches at once (the vector candidates are split in two); the
+        # reads run unlocked, the merges of what they found do not.
+        self._lock = threading.Lock()
 
     def vectors(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
         """Stored vectors of `keys` (one lookup for those not read yet)."""
         keys = list(dict.fromkeys(keys))
         missing = [k for k in keys if k not in self._vectors]
         if missing:
-            self.lookups += 1
             found = self.lookup(missing)
-            self._vectors.update({k: found.get(k) for k in missing})
+            with self._lock:
+                self.lookups += 1
+                self._vectors.update({k: found.get(k) for k in missing})
         return {k: v for k in keys if (v := self._vectors.get(k)) is not None}
 
     def read(self, session: Session, keys: Sequence[str]) -> None:
         """Rows and turns of those `keys` not read yet as candidates (one statement)."""
-        todo = [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
+        with self._lock:
+            todo = [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
+            self._read_keys.update(todo)
         if todo:
             self._read(session, todo)
+
+    def unread(self, keys: Sequence[str]) -> list[str]:
+        """Those `keys` not read yet as candidates."""
+        return [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
 
     def prefetch(self, session: Session, keys: Sequence[str]) -> None:
         """`read`, then the vectors of `keys` and of their windows' turns (one lookup)."""
@@ -105,10 +116,10 @@ class StoredWindows:
         one) and archived neighbours (they keep no text). Turns already known (the candidates
         prefetched, and the turns next to them) need no statement. `ahead`: keys whose turns'
         own windows will be asked for next; their vectors are read in the same lookup."""
-        unknown = [k for k in keys if k not in self._turns and k not in self._read_keys and _is_id(k)]
+        unknown = [k for k in self.unread(keys) if k not in self._turns]
         if unknown:
             with read() as session:
-                self._read(session, unknown)
+                self.read(session, unknown)
         self.vectors([*self._window_keys(keys), *self._outer_turns(ahead)])
         q = query.astype(np.float32)
         result = CandidateContext({}, {}, {})
@@ -162,8 +173,6 @@ class StoredWindows:
         """One statement: the rows of `keys` and, for each, its turns each side (`depth_*`).
         A turn's own turns follow from its candidate's when they lie within the read reach (or
         the conversation ends there), so a turn that later joins as a candidate needs no read."""
-        self.statements += 1
-        self._read_keys.update(keys)
         cols = ", ".join(f"n.{c}" for c in self.columns)
         ids = ", ".join(str(int(k)) for k in keys)
         names = ", ".join(self.columns)
@@ -173,14 +182,22 @@ class StoredWindows:
                 if depth > 0:
                     parts.append(f"SELECT * FROM ({_SIDE[side].format(cols=cols, c=int(key), n=int(depth))})")
         found: dict[str, tuple[list[str], list[str]]] = {}
+        rows: dict[str, Any] = {}
         connection = session.connection()
         for start in range(0, len(parts), _MAX_TERMS):
             sql = " UNION ALL ".join(parts[start : start + _MAX_TERMS])
             for row in connection.exec_driver_sql(sql):
                 key, centre = str(row.id), str(row.centre)
-                self.rows.setdefault(key, row)
+                rows.setdefault(key, row)
                 if row.side != _OWN:
                     found.setdefault(centre, ([], []))[row.side].append(key)
+        with self._lock:
+            self.statements += 1
+            for key, row in rows.items():
+                self.rows.setdefault(key, row)
+            self._merge(keys, found)
+
+    def _merge(self, keys: Sequence[str], found: Mapping[str, tuple[list[str], list[str]]]) -> None:
         for key in keys:
             if key not in self.rows:
                 continue  # no such message (a vector left by a crash): no window either
