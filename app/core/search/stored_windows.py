@@ -10,7 +10,9 @@ One `StoredWindows` serves one query and reads everything once. `prefetch` takes
 candidates in ONE statement (their rows and, for each, the four turns before and after it with
 the columns a hit needs) and ONE vector lookup (their vectors and their two nearest turns' each
 side). The keyword worker prefetches the keyword candidates while the query is embedded and the
-vector leg runs; the vector candidates follow. Four turns each side, not two: the turns around
+vector leg runs; the vector candidates' rows and turns follow in two halves read at once (two
+threads, each its own statement), their vectors once the ranking has picked the best candidates
+(`windows`, one lookup). Four turns each side, not two: the turns around
 the best candidates join them as candidates (ranking.py), and their own windows lie within four
 turns of the candidate, so they need no second statement, only the vectors of the outer turns.
 The window's score is the same arithmetic as the in-memory path's.
