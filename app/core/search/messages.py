@@ -185,7 +185,8 @@ class MessageSearcher:
                 # No in-memory copy (a large archive): their cosines from their stored vectors,
                 # so both paths take the same candidates (the exact path differed without them).
                 q = vector.astype(np.float32)
-                stored_new = store.vectors(new) if store is not None else {}
+                read = store.vectors if store is not None else self.corpus.collection.vectors_of
+                stored_new = read(new)
                 own = CandidateContext({k: float(v @ q) for k, v in stored_new.items()}, {}, {})
             if own is not None:
                 vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
