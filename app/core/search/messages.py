@@ -26,7 +26,7 @@ from app.core.search.key_query import key_query_vector
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.questions import asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
-from app.core.search.stored_windows import stored_windows
+from app.core.search.stored_windows import StoredWindows
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
 from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
@@ -158,7 +158,14 @@ class MessageSearcher:
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
         where = message_filter(query)
-        keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool)
+        # No in-memory copy (served by the approximate index): the candidates' rows, turns and
+        # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
+        store = (
+            StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+            if self.corpus.matrix().view() is None
+            else None
+        )
+        keyword_future = self._keyword_pool.submit(self._keyword_and_vectors, query, where, pool, store)
         # A list question's second embedding and scan run beside the first (both release the GIL).
         named_future = (
             self._keyword_pool.submit(self._named_nearest, query, mentions, where)
@@ -185,7 +192,8 @@ class MessageSearcher:
                 # No in-memory copy (a large archive): their cosines from their stored vectors,
                 # so both paths take the same candidates (the exact path differed without them).
                 q = vector.astype(np.float32)
-                stored_new = self.corpus.collection.vectors_of(new)
+                read = store.vectors if store is not None else self.corpus.collection.vectors_of
+                stored_new = read(new)
                 own = CandidateContext({k: float(v @ q) for k, v in stored_new.items()}, {}, {})
             if own is not None:
                 vector_hits = (*vector_hits, *(LegHit(k, 0, own.cosines[k]) for k in new if k in own.cosines))
@@ -202,9 +210,20 @@ class MessageSearcher:
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
-        candidates = [int(k) for k in keys]
-        with self.db.read() as session:
-            rows = hit_rows(session, candidates)
+        if store is not None and self._stored_windows():
+            # The keyword candidates were read on the worker; the vector candidates' rows and
+            # turns are read half here, half on a worker (SQLite releases the GIL: the two
+            # halves take the time of one on two cores). Their vectors wait for the ranking to
+            # pick the best of them (`windows_for`).
+            todo = store.unread(keys)
+            half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
+            self._read_rows(store, todo[len(todo) // 2 :])
+            half.result()
+            rows = {k: store.rows[k] for k in keys if k in store.rows}
+        else:
+            candidates = [int(k) for k in keys]
+            with self.db.read() as session:
+                rows = hit_rows(session, candidates)
         matrix = self.corpus.matrix()
         # Keyword-only candidates get their cosine too (from the in-memory copy).
         own = self.windows.around(matrix, vector, keys, windows=False)
@@ -214,24 +233,20 @@ class MessageSearcher:
             own = CandidateContext({k: float(v @ q) for k, v in keyword_vectors.items()}, {}, {})
 
         fetched: dict[str, Any] = {}  # neighbours' rows, read once per query
-        stored: dict[str, np.ndarray | None] = dict(keyword_vectors or {})  # vectors read from LanceDB
-
-        def vectors_of(keys: Sequence[str]) -> dict[str, np.ndarray]:
-            missing = [k for k in keys if k not in stored]
-            if missing:
-                found = self.corpus.collection.vectors_of(missing)
-                stored.update({k: found.get(k) for k in missing})
-            return {k: v for k in keys if (v := stored.get(k)) is not None}
+        calls = 0
 
         def windows_for(best: Sequence[str]) -> tuple[CandidateContext | None, dict[str, Any]]:
+            nonlocal store, calls
+            calls += 1
             context = self.windows.around(matrix, vector, best)
             if context is None:
                 # No in-memory copy (served by the approximate index): the same windows, from the
-                # candidates' conversations in SQLite and their stored vectors.
-                with self.db.read() as session:
-                    context = stored_windows(
-                        session, vector, best[: self.config.stored_windowed], {**fetched, **rows}, vectors_of
-                    )
+                # candidates' conversations in SQLite and their stored vectors. The first call
+                # gets the best candidates, best first; the turns beside the best few join as
+                # candidates (ranking.py), so their windows' vectors come in the same lookup.
+                store = store or StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+                ahead = best[: self.config.neighbour_candidates] if calls == 1 else ()
+                return store.windows(self.db.read, vector, best[: self.config.stored_windowed], ahead=ahead)
             around = {n for near in context.neighbours.values() for n in near}
             missing = [int(n) for n in around if n not in fetched and n not in rows]
             if missing:
@@ -300,15 +315,29 @@ class MessageSearcher:
         return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
 
     def _keyword_and_vectors(
-        self, query: MessageQuery, where: Filter, pool: int
+        self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None
     ) -> tuple[tuple[LegHit, ...], dict[str, np.ndarray] | None]:
-        """The keyword leg and, on archives too large for the in-memory copy, the stored vectors
-        of its hits, read from LanceDB on this worker while the query is embedded and the vector
-        leg runs (keyword-only candidates get a cosine either way)."""
+        """The keyword leg and, on archives too large for the in-memory copy (`store`), the stored
+        vectors of its hits (keyword-only candidates get a cosine either way) and, with windows
+        on, their rows, turns and window vectors: all on this worker while the query is embedded
+        and the vector leg runs."""
         hits = self._keyword_candidates(query, where, pool)
-        if not hits or self.corpus.matrix().view() is not None:
+        if not hits or store is None:
             return hits, None
-        return hits, self.corpus.collection.vectors_of([h.key for h in hits])
+        keys = [h.key for h in hits]
+        if self._stored_windows():
+            with self.db.read() as session:
+                store.prefetch(session, keys)
+        return hits, store.vectors(keys)
+
+    def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
+        if keys:
+            with self.db.read() as session:
+                store.read(session, keys)
+
+    def _stored_windows(self) -> bool:
+        """Whether candidates get windows on the index path."""
+        return self.config.windows and self.config.stored_windowed > 0
 
     def _keyword_candidates(self, query: MessageQuery, where: Filter, pool: int) -> tuple[LegHit, ...]:
         with self.db.read() as session:
@@ -372,6 +401,9 @@ def hit_rows(session: Session, ids: Sequence[int]) -> dict[str, Any]:
     """Rows of `ids` with the columns a hit needs (plain tuples, not ORM objects), by key."""
     found = session.connection().exec_driver_sql(_HIT_SQL, (json.dumps(list(ids)),))
     return {str(r.id): r for r in found}
+
+
+_HIT_FIELDS = tuple(c.key for c in _HIT_COLUMNS)
 
 
 def _hit(row: Any, score: float, relevance: float) -> SearchHit:

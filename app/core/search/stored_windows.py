@@ -1,17 +1,28 @@
-"""Conversation windows above the in-memory limit: neighbours from SQLite, their vectors from LanceDB.
+"""Conversation windows above the in-memory limit: turns and rows from SQLite, vectors from LanceDB.
 
 `context.ConversationWindows` finds a candidate's turns in a conversation order it builds over
 the in-memory vector copy. Above that copy's size limit the search is served by the approximate
 index and there is no such order in memory; without windows the two paths ranked differently.
-Here the same windows come from the candidates' own conversations: two turns before and two
-after in (user, platform, channel, timestamp, id) order, read through the
-(user_id, channel, timestamp) index in one statement, then every vector involved in one LanceDB
-key lookup. The window's score is the same arithmetic as the in-memory path's.
+Here the same windows come from the candidates' own conversations, in (user, platform, channel,
+timestamp, id) order, through the (user_id, channel, timestamp) index.
+
+One `StoredWindows` serves one query and reads everything once. `prefetch` takes a batch of
+candidates in ONE statement (their rows and, for each, the four turns before and after it with
+the columns a hit needs) and ONE vector lookup (their vectors and their two nearest turns' each
+side). The keyword worker prefetches the keyword candidates while the query is embedded and the
+vector leg runs; the vector candidates' rows and turns follow in two halves read at once (two
+threads, each its own statement), their vectors once the ranking has picked the best candidates
+(`windows`, one lookup). Four turns each side, not two: the turns around
+the best candidates join them as candidates (ranking.py), and their own windows lie within four
+turns of the candidate, so they need no second statement, only the vectors of the outer turns.
+The window's score is the same arithmetic as the in-memory path's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -22,79 +33,197 @@ from app.core.search.context import WINDOW_AFTER, WINDOW_BEFORE, CandidateContex
 # Vectors of these keys (candidates and their neighbours), or fewer when some have none.
 VectorLookup = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
 
-
-# One statement per side and candidate, joined with UNION ALL and written out as SQL text: the
-# same statement built with SQLAlchemy cost ~50 ms of compiling per search (80 subqueries).
+# Side markers in the statement's output: a candidate's own row, a turn before it, after it.
+_OWN, _BEFORE, _AFTER = 2, 0, 1
+# One part per side and candidate, joined with UNION ALL and written out as SQL text (built with
+# SQLAlchemy the same statement cost ~50 ms of compiling per search). The join finds the centre
+# by its id, so the candidates' rows need not be read first; each side is one index seek.
 _SIDE = {
-    0: "SELECT id, archived_at IS NOT NULL, {c}, 0 FROM raw_messages WHERE user_id = ? AND channel = ? "
-    "AND platform = ? AND (timestamp, id) < (?, ?) ORDER BY timestamp DESC, id DESC LIMIT {n}",
-    1: "SELECT id, archived_at IS NOT NULL, {c}, 1 FROM raw_messages WHERE user_id = ? AND channel = ? "
-    "AND platform = ? AND (timestamp, id) > (?, ?) ORDER BY timestamp, id LIMIT {n}",
+    _BEFORE: "SELECT {cols}, c.id, 0 FROM raw_messages AS c JOIN raw_messages AS n ON n.user_id = c.user_id "
+    "AND n.channel = c.channel AND n.platform = c.platform AND (n.timestamp, n.id) < (c.timestamp, c.id) "
+    "WHERE c.id = {c} ORDER BY n.timestamp DESC, n.id DESC LIMIT {n}",
+    _AFTER: "SELECT {cols}, c.id, 1 FROM raw_messages AS c JOIN raw_messages AS n ON n.user_id = c.user_id "
+    "AND n.channel = c.channel AND n.platform = c.platform AND (n.timestamp, n.id) > (c.timestamp, c.id) "
+    "WHERE c.id = {c} ORDER BY n.timestamp, n.id LIMIT {n}",
 }
-# SQLite allows 500 terms in one compound SELECT; a search asks for at most ~80.
+# SQLite allows 500 terms in one compound SELECT; a search asks for ~130 (2 per candidate).
 _MAX_TERMS = 400
 
 
-def neighbour_ids(
-    session: Session, rows: Sequence[Any], *, before: int = WINDOW_BEFORE, after: int = WINDOW_AFTER
-) -> dict[int, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]]:
-    """For each row (with id, user_id, platform, channel, timestamp): the ids of the `before` turns
-    before it (nearest first) and the `after` turns after it, each with whether it is archived.
-    Each side is one seek on ix_raw_messages_user_channel_timestamp."""
-    parts: list[tuple[str, tuple[Any, ...]]] = []
-    for row in rows:
-        args = (row.user_id, row.channel, row.platform, row.timestamp, row.id)
-        for side, n in ((0, before), (1, after)):
-            if n > 0:
-                parts.append((f"SELECT * FROM ({_SIDE[side].format(c=int(row.id), n=int(n))})", args))
-    out: dict[int, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]]
-    out = {int(r.id): ([], []) for r in rows}
-    connection = session.connection()
-    for start in range(0, len(parts), _MAX_TERMS):
-        chunk = parts[start : start + _MAX_TERMS]
-        sql = " UNION ALL ".join(text for text, _ in chunk)
-        params = tuple(value for _, args in chunk for value in args)
-        for rid, archived, centre, side in connection.exec_driver_sql(sql, params):
-            out[int(centre)][int(side)].append((int(rid), bool(archived)))
-    return out
+class StoredWindows:
+    """One query's candidates on the index path: rows, turns and vectors, each read once."""
+
+    def __init__(
+        self,
+        columns: Sequence[str],
+        lookup: VectorLookup,
+        *,
+        before: int = WINDOW_BEFORE,
+        after: int = WINDOW_AFTER,
+    ) -> None:
+        self.columns = tuple(columns)  # raw_messages columns of a hit row (`id` among them)
+        self.lookup = lookup
+        self.before, self.after = before, after
+        # Turns read each side: a window's own reach plus the reach of a neighbour's window.
+        self.depth_before, self.depth_after = before + max(before, after), after + max(before, after)
+        self.rows: dict[str, Any] = {}  # candidates' and turns' rows
+        self._turns: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # nearest first
+        self._read_keys: set[str] = set()  # keys read as candidates (turns to full depth)
+        self._vectors: dict[str, np.ndarray | None] = {}  # None: asked for, not stored
+        self.statements = 0  # SQL statements and vector lookups made (tests, benchmarks)
+        self.lookups = 0
+        # Two threads may read batches at once (the vector candidates are split in two); the
+        # reads run unlocked, the merges of what they found do not.
+        self._lock = threading.Lock()
+
+    def vectors(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of `keys` (one lookup for those not read yet)."""
+        keys = list(dict.fromkeys(keys))
+        missing = [k for k in keys if k not in self._vectors]
+        if missing:
+            found = self.lookup(missing)
+            with self._lock:
+                self.lookups += 1
+                self._vectors.update({k: found.get(k) for k in missing})
+        return {k: v for k in keys if (v := self._vectors.get(k)) is not None}
+
+    def read(self, session: Session, keys: Sequence[str]) -> None:
+        """Rows and turns of those `keys` not read yet as candidates (one statement)."""
+        with self._lock:
+            todo = [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
+            self._read_keys.update(todo)
+        if todo:
+            self._read(session, todo)
+
+    def unread(self, keys: Sequence[str]) -> list[str]:
+        """Those `keys` not read yet as candidates."""
+        return [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
+
+    def prefetch(self, session: Session, keys: Sequence[str]) -> None:
+        """`read`, then the vectors of `keys` and of their windows' turns (one lookup)."""
+        self.read(session, keys)
+        self.vectors(self._window_keys(keys))
+
+    def windows(
+        self,
+        read: Callable[[], AbstractContextManager[Session]],
+        query: np.ndarray,
+        keys: Sequence[str],
+        *,
+        ahead: Sequence[str] = (),
+    ) -> tuple[CandidateContext, dict[str, Any]]:
+        """Cosines, window cosines and neighbour keys of `keys`, as `ConversationWindows.around`
+        gives them, and the rows of those neighbours. Keys without a row or a stored vector are
+        left out, as are neighbours without a vector (the in-memory order holds only rows with
+        one) and archived neighbours (they keep no text). Turns already known (the candidates
+        prefetched, and the turns next to them) need no statement. `ahead`: keys whose turns'
+        own windows will be asked for next; their vectors are read in the same lookup."""
+        unknown = [k for k in self.unread(keys) if k not in self._turns]
+        if unknown:
+            with read() as session:
+                self.read(session, unknown)
+        self.vectors([*self._window_keys(keys), *self._outer_turns(ahead)])
+        q = query.astype(np.float32)
+        result = CandidateContext({}, {}, {})
+        rows: dict[str, Any] = {}
+        for key in keys:
+            own = self._vectors.get(key)
+            if own is None or key not in self._turns:
+                continue
+            before, after = self._turns[key]
+            # Conversation order, as the in-memory path lists them: earlier turns first.
+            near = [
+                n
+                for n in (*reversed(before[: self.before]), *after[: self.after])
+                if self._alive(n) and self._vectors.get(n) is not None
+            ]
+            cosine = float(own @ q)
+            result.cosines[key] = cosine
+            if not near:
+                continue
+            stack = np.stack([self._vectors[n] for n in near])
+            summed = own + stack.sum(axis=0)
+            norm = max(float(np.linalg.norm(summed)), 1e-9)
+            result.window_cosines[key] = float((cosine + float((stack @ q).sum())) / norm)
+            result.neighbours[key] = tuple(near)
+            rows.update((n, self.rows[n]) for n in near)
+        return result, rows
+
+    def _window_keys(self, keys: Sequence[str]) -> list[str]:
+        """`keys` whose turns are known, and the turns of their windows that can lend a vector."""
+        known = [k for k in keys if k in self._turns]
+        out = list(known)
+        for key in known:
+            before, after = self._turns[key]
+            out.extend(n for n in (*before[: self.before], *after[: self.after]) if self._alive(n))
+        return out
+
+    def _outer_turns(self, keys: Sequence[str]) -> list[str]:
+        """The turns of `keys` beyond their own windows, within their turns' windows."""
+        out: list[str] = []
+        for key in keys:
+            before, after = self._turns.get(key, ((), ()))
+            near = (*before[self.before : 2 * self.before], *after[self.after : 2 * self.after])
+            out.extend(n for n in near if self._alive(n))
+        return out
+
+    def _alive(self, key: str) -> bool:
+        row = self.rows.get(key)
+        return row is not None and row.archived_at is None
+
+    def _read(self, session: Session, keys: Sequence[str]) -> None:
+        """One statement: the rows of `keys` and, for each, its turns each side (`depth_*`).
+        A turn's own turns follow from its candidate's when they lie within the read reach (or
+        the conversation ends there), so a turn that later joins as a candidate needs no read."""
+        cols = ", ".join(f"n.{c}" for c in self.columns)
+        ids = ", ".join(str(int(k)) for k in keys)
+        names = ", ".join(self.columns)
+        parts = [f"SELECT {names}, id AS centre, {_OWN} AS side FROM raw_messages WHERE id IN ({ids})"]
+        for key in keys:
+            for side, depth in ((_BEFORE, self.depth_before), (_AFTER, self.depth_after)):
+                if depth > 0:
+                    parts.append(f"SELECT * FROM ({_SIDE[side].format(cols=cols, c=int(key), n=int(depth))})")
+        found: dict[str, tuple[list[str], list[str]]] = {}
+        rows: dict[str, Any] = {}
+        connection = session.connection()
+        for start in range(0, len(parts), _MAX_TERMS):
+            sql = " UNION ALL ".join(parts[start : start + _MAX_TERMS])
+            for row in connection.exec_driver_sql(sql):
+                key, centre = str(row.id), str(row.centre)
+                rows.setdefault(key, row)
+                if row.side != _OWN:
+                    found.setdefault(centre, ([], []))[row.side].append(key)
+        with self._lock:
+            self.statements += 1
+            for key, row in rows.items():
+                self.rows.setdefault(key, row)
+            self._merge(keys, found)
+
+    def _merge(self, keys: Sequence[str], found: Mapping[str, tuple[list[str], list[str]]]) -> None:
+        for key in keys:
+            if key not in self.rows:
+                continue  # no such message (a vector left by a crash): no window either
+            before, after = found.get(key, ([], []))
+            self._turns[key] = (tuple(before), tuple(after))
+            self._derive(key, before, after)
+
+    def _derive(self, centre: str, before: list[str], after: list[str]) -> None:
+        """The turns of the centre's own turns, from the centre's sequence, where it reaches."""
+        sequence = [*reversed(before), centre, *after]
+        start_known = len(before) < self.depth_before  # the conversation starts inside it
+        end_known = len(after) < self.depth_after
+        for at, key in enumerate(sequence):
+            if key in self._turns or key == centre:
+                continue
+            if (at < self.before and not start_known) or (
+                len(sequence) - 1 - at < self.after and not end_known
+            ):
+                continue
+            earlier = sequence[max(0, at - self.before) : at]
+            later = sequence[at + 1 : at + 1 + self.after]
+            self._turns[key] = (tuple(reversed(earlier)), tuple(later))
 
 
-def stored_windows(
-    session: Session,
-    query: np.ndarray,
-    keys: Sequence[str],
-    rows: Mapping[str, Any],
-    vectors_of: VectorLookup,
-) -> CandidateContext:
-    """Cosines, window cosines and neighbour keys of `keys`, as `ConversationWindows.around` gives
-    them; keys without a row or a stored vector are left out, as are neighbours without a vector
-    (the in-memory order holds only rows with one) and archived neighbours (they keep no text)."""
-    found = [rows[k] for k in keys if k in rows]
-    result = CandidateContext({}, {}, {})
-    if not found:
-        return result
-    around = neighbour_ids(session, found)
-    wanted = {str(r.id) for r in found}
-    for before, after in around.values():
-        wanted.update(str(i) for i, archived in (*before, *after) if not archived)
-    vectors = vectors_of(sorted(wanted))
-    q = query.astype(np.float32)
-    for row in found:
-        key = str(row.id)
-        own = vectors.get(key)
-        if own is None:
-            continue
-        before, after = around.get(int(row.id), ([], []))
-        # Conversation order, as the in-memory path lists them: earlier turns first.
-        near = [str(i) for i, archived in (*reversed(before), *after) if not archived]
-        near = [n for n in near if n in vectors]
-        cosine = float(own @ q)
-        result.cosines[key] = cosine
-        if not near:
-            continue
-        stack = np.stack([vectors[n] for n in near])
-        summed = own + stack.sum(axis=0)
-        norm = max(float(np.linalg.norm(summed)), 1e-9)
-        result.window_cosines[key] = float((cosine + float((stack @ q).sum())) / norm)
-        result.neighbours[key] = tuple(near)
-    return result
+def _is_id(key: str) -> bool:
+    """A message id as its key spells it ("7", not "007" or a chunk's text key)."""
+    return key.isdigit() and str(int(key)) == key

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from app.core.domain import SearchFilters
-from app.core.search.messages import _HIT_COLUMNS, MessageQuery
-from app.core.search.stored_windows import stored_windows
+from app.core.search.messages import _HIT_FIELDS, MessageQuery
+from app.core.search.stored_windows import StoredWindows
 from app.core.storage.models import RawMessageRow
 from tests.conftest import NOW_MS, make_message
 
@@ -76,9 +76,8 @@ def test_stored_windows_are_the_in_memory_windows(services) -> None:
     vector = searcher.embedder.embed_query("holiday Lisbon")
     _search(services, "holiday Lisbon")  # loads the in-memory copy
     exact = searcher.windows.around(searcher.corpus.matrix(), vector, keys)
-    with services.db.read() as session:
-        rows = {str(r.id): r for r in session.execute(select(*_HIT_COLUMNS))}
-        stored = stored_windows(session, vector, keys, rows, searcher.corpus.collection.vectors_of)
+    store = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of)
+    stored, _ = store.windows(services.db.read, vector, keys)
     assert stored.neighbours == exact.neighbours
     assert "5" not in {n for near in stored.neighbours.values() for n in near}
     assert stored.cosines.keys() == exact.cosines.keys()
@@ -97,3 +96,78 @@ def test_both_paths_rank_alike(services) -> None:
     searcher = services.memory.searcher
     searcher.config = replace(searcher.config, windows=False)
     assert {q: _search(services, q) for q in QUERIES} != in_memory
+
+
+class _Counting:
+    """The collection's vector lookup, counting calls and keys."""
+
+    def __init__(self, lookup) -> None:
+        self.lookup, self.calls, self.keys = lookup, 0, 0
+
+    def __call__(self, keys):
+        self.calls += 1
+        self.keys += len(keys)
+        return self.lookup(keys)
+
+
+def test_one_statement_and_one_lookup_serve_the_candidates_and_their_turns(services) -> None:
+    """A batch of candidates costs one statement and one lookup; the windows of their turns
+    (the ones that join as candidates) cost neither, and equal those read on their own."""
+    _seed(services)
+    searcher = services.memory.searcher
+    vector = searcher.embedder.embed_query("holiday Lisbon")
+    lookup = _Counting(searcher.corpus.collection.vectors_of)
+    store = StoredWindows(_HIT_FIELDS, lookup)
+    centres = ["7"]  # "general" turn 2 (1, 4, 7, 10, 13, 14, 15: ids interleave three channels)
+    with services.db.read() as session:
+        store.prefetch(session, centres)
+    assert (store.statements, lookup.calls) == (1, 1)
+    context, rows = store.windows(services.db.read, vector, centres, ahead=centres)
+    assert (store.statements, lookup.calls) == (1, 2)  # the turns beyond the windows, for `ahead`
+    turns = [n for key in centres for n in context.neighbours[key] if n not in centres]
+    assert turns == ["1", "4", "10", "13"] and set(rows) == set(turns)
+    again, _ = store.windows(services.db.read, vector, turns)
+    assert (store.statements, lookup.calls) == (1, 2)  # nothing more read
+    alone, _ = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
+        services.db.read, vector, turns
+    )
+    assert again.neighbours == alone.neighbours
+    for key, value in alone.window_cosines.items():
+        assert np.isclose(again.window_cosines[key], value, atol=1e-6)
+
+
+def test_turns_at_the_same_instant_follow_the_id_order(services) -> None:
+    """Several turns with one timestamp (an import of a day's export): both paths order them by
+    id, and the windows agree."""
+    lines = ["the ferry leaves at noon", "bring the tickets", "and sunscreen", "see you at the pier", "ok"]
+    stamp = NOW_MS - 5_000_000
+    services.memory.ingest(
+        [make_message(n, channel="trip", content=line, timestamp=stamp) for n, line in enumerate(lines)]
+    )
+    searcher = services.memory.searcher
+    vector = searcher.embedder.embed_query("ferry tickets")
+    keys = [str(i) for i in range(1, len(lines) + 1)]
+    _search(services, "ferry tickets")  # loads the in-memory copy
+    exact = searcher.windows.around(searcher.corpus.matrix(), vector, keys)
+    stored, _ = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
+        services.db.read, vector, keys
+    )
+    assert stored.neighbours == exact.neighbours
+    assert stored.neighbours["3"] == ("1", "2", "4", "5")
+
+
+def test_index_path_search_reads_vectors_in_batches(services) -> None:
+    """A whole search on the index path reads stored vectors in at most four lookups: the
+    keyword candidates with their windows' turns (keyword worker), the vector candidates' two
+    halves (read at once on two threads), then the turns beside the best few; the windows of
+    the turns that join as candidates need none."""
+    _seed(services)
+    _without_memory_copy(services)
+    collection = services.memory.searcher.corpus.collection
+    counting = _Counting(collection.vectors_of)
+    collection.vectors_of = counting  # an instance attribute: the class is untouched
+    try:
+        assert _search(services, "holiday Lisbon")
+    finally:
+        del collection.vectors_of
+    assert 1 <= counting.calls <= 4
