@@ -97,6 +97,7 @@ def rank_messages(
     loose: bool,
     to_hit: Callable[[Any, float, float], SearchHit],
     named: Sequence[str] = (),
+    instances: Callable[[Mapping[str, str]], dict[str, float]] | None = None,
 ) -> RankedMessages:
     """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
     conversation window (reading every candidate's neighbours cost a third of the query at 100k
@@ -160,6 +161,12 @@ def rank_messages(
         evidence = score_candidates(
             vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
         )
+    # A list question asking for a kind of thing: the named people's nearest messages are also
+    # judged on the thing they name ("Chicago" for "cities"), evidence the question's words miss.
+    named_instances: dict[str, float] = {}
+    if instances is not None:
+        judged = [k for k in named if k in relevance and k in rows][: config.list_instances]
+        named_instances = instances({k: rows[k].content or "" for k in judged})
     scored: list[tuple[float, float, Any]] = []
     hidden = 0
     for key, full in relevance.items():
@@ -167,6 +174,10 @@ def rank_messages(
         if row is None or not passes(row):
             continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
         value = evidence.get(key, full)
+        if key in named_instances:
+            value = max(value, named_instances[key])
+            if config.instance_order:
+                full = max(full, named_instances[key])
         if value < fusion.floor and not loose:
             hidden += 1
             continue
