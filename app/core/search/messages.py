@@ -61,14 +61,10 @@ class SearchConfig:
     # of the named people's messages nearest to the question without the names join the
     # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
     list_pool: int = 50
-    # EXPERIMENT: the named pass for every question naming people, not only list questions.
-    named_all: bool = False
     # A list question asking for a kind of thing ("which cities…", questions.asked_category):
     # this many of the named people's nearest messages are judged on their word closest to the
     # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
     list_instances: int = 20
-    # EXPERIMENT: the named instance's relevance orders the hit too (else it only passes the floor).
-    instance_order: bool = False
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).
@@ -294,7 +290,7 @@ class MessageSearcher:
         return (
             bool(self.config.list_pool and mentions.persons)
             and not query.filters.persons
-            and (self.config.named_all or asks_for_list(query.text))
+            and asks_for_list(query.text)
         )
 
     def _named_nearest(self, query: MessageQuery, mentions: Mentions, where: Filter) -> tuple[str, ...]:

@@ -23,7 +23,10 @@ _PLURAL_ASKED = re.compile(
 )
 _NOT_PLURAL = ("ss", "us", "is")  # "business", "status", "this"
 # "How many dogs…", "how many European cities…": the counted noun.
-_COUNTED = re.compile(r"\bhow many\s+(?:[\w'+/.-]+\s+)??([a-z][\w'/+-]*?s)\b", re.IGNORECASE)
+_COUNTED = re.compile(
+    r"\bhow many\s+(?:[\w'+/.-]+\s+)??([a-z][\w/+-]*)\s+(?:do|does|did|has|have|had|is|are|was|were)\b",
+    re.IGNORECASE,
+)
 # Plural nouns that ask for no kind of thing ("how many times…", "what things…").
 _NO_KIND = frozenset(
     {"times", "things", "ways", "kinds", "types", "sorts", "days", "weeks", "months", "years"}

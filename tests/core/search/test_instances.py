@@ -18,6 +18,8 @@ from app.core.search.relevance import RelevanceModel
         ("How many dogs has Maria adopted?", "dogs"),
         ("How many European cities has he seen?", "cities"),
         ("What musical artists/bands has Melanie seen?", "bands"),
+        ("How many children does Melanie have?", "children"),
+        ("How many of Joanna's scripts have made it?", None),
         ("How many times has Anna been to the dentist?", None),  # counts, asks for no kind
         ("What things has Nate recommended?", None),
         ("What do Jon and Gina both like?", None),
