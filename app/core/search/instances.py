@@ -28,7 +28,8 @@ _WORD = re.compile(r"[^\W\d_][^\W_]{2,}", re.UNICODE)
 INSTANCE_MIN = 0.636
 # Words embedded per question at most (about 1 ms of CPU each on MiniLM when not cached).
 MAX_WORDS = 64
-_CACHE_SIZE = 8192
+# Word vectors kept between searches (1.5 KB each on MiniLM: at most 6 MB); dropped when idle.
+_CACHE_SIZE = 4096
 
 
 def singular(noun: str) -> str:
@@ -48,6 +49,11 @@ class InstanceMatcher:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+
+    def release(self) -> None:
+        """Forget the cached word vectors (idle release; the next list question embeds again)."""
+        with self._lock:
+            self._cache.clear()
 
     def _vectors(self, words: list[str]) -> dict[str, np.ndarray]:
         with self._lock:
