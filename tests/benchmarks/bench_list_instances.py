@@ -70,8 +70,9 @@ def main() -> int:
         f"{len(asked)} list questions asking for a kind, {args.rounds} rounds; load {os.getloadavg()[0]:.1f}"
     )
     for label in cpu:
+        mean, median = statistics.mean(cpu[label]), statistics.median(cpu[label])
         print(
-            f"  {label:<5} CPU mean {statistics.mean(cpu[label]):6.1f} ms, median {statistics.median(cpu[label]):6.1f};"
+            f"  {label:<5} CPU mean {mean:6.1f} ms, median {median:6.1f};"
             f" wall median {statistics.median(wall[label]):6.1f} ms"
         )
     services.close()
