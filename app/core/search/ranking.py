@@ -98,6 +98,7 @@ def rank_messages(
     to_hit: Callable[[Any, float, float], SearchHit],
     named: Sequence[str] = (),
     instances: Callable[[Mapping[str, str]], dict[str, float]] | None = None,
+    nameless_context: Callable[[Sequence[str]], CandidateContext | None] | None = None,
 ) -> RankedMessages:
     """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
     conversation window (reading every candidate's neighbours cost a third of the query at 100k
@@ -158,9 +159,41 @@ def rank_messages(
     evidence = relevance
     unnamed = without_names(query_text, mentions)
     if unnamed != query_text:
-        evidence = score_candidates(
-            vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
-        )
+        ctx = nameless_context(list(relevance)) if nameless_context is not None else None
+        if ctx is not None:
+            # The name's pull (full cosine over nameless) comes off whatever the vector leg gave,
+            # so a sentence key's lift stays.
+            def unpulled(h: LegHit) -> float:
+                own, bare = all_cosines.get(h.key), ctx.cosines.get(h.key)
+                return h.value if own is None or bare is None else h.value - max(0.0, own - bare)
+
+            ev_vector = [LegHit(h.key, h.rank, unpulled(h)) for h in vector]
+            ev_windows = {
+                k: Window(
+                    min(w.cosine, ctx.window_cosines.get(k, w.cosine)) if w.cosine is not None else None,
+                    w.texts,
+                )
+                for k, w in windows.items()
+            }
+            evidence = score_candidates(
+                ev_vector,
+                keyword,
+                query=unnamed,
+                texts=texts,
+                config=fusion,
+                cosines={**all_cosines, **{k: min(c, all_cosines.get(k, c)) for k, c in ctx.cosines.items()}},
+                windows=ev_windows,
+            )
+        else:
+            evidence = score_candidates(
+                vector,
+                keyword,
+                query=unnamed,
+                texts=texts,
+                config=fusion,
+                cosines=all_cosines,
+                windows=windows,
+            )
     # A list question asking for a kind of thing: the named people's nearest messages are also
     # judged on the thing they name ("Chicago" for "cities"), evidence the question's words miss.
     named_instances: dict[str, float] = {}

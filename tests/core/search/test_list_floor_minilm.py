@@ -97,3 +97,14 @@ def test_the_instance_word_must_be_the_named_persons(services) -> None:
     """Maria's messages name no city; John's cities must not leak into a question about her."""
     found = _contents(services, "Which cities has Maria been to?")
     assert not any(city in text for text in found for city in CITIES)
+
+
+def test_the_nameless_floor_switch_keeps_nonsense_about_a_person_empty(services) -> None:
+    """`floor_nameless` (off by default: it costs LoCoMo recall, docs/benchmarks.md): the floor
+    judges the query's vector without the name too, so a name alone no longer passes it."""
+    assert _contents(services, "zzqxv Maria", floor_nameless=True) == []
+    assert _contents(services, "What did Maria say about zzqxv?", floor_nameless=True) == []
+    found = _contents(services, "What did Maria adopt?", floor_nameless=True)
+    assert any("adopted a cat" in text for text in found)
+    cities = _contents(services, "Which cities has John been to?", floor_nameless=True)
+    assert all(any(city in text for text in cities) for city in CITIES)
