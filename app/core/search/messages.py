@@ -65,10 +65,10 @@ class SearchConfig:
     # this many of the named people's nearest messages are judged on their word closest to the
     # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
     list_instances: int = 20
-    # The floor judges a query naming people without the names' pull on its vector too (one more
-    # embedding): "zzqxv Maria" then finds nothing, but LoCoMo R@10 falls 0.757 -> 0.749, so off
-    # (docs/benchmarks.md, "Recall: list questions' floor").
-    floor_nameless: bool = False
+    # A query naming people that holds a word no candidate holds ("zzqxv Maria"): the floor judges
+    # it without the names' pull on its vector too (one more embedding, in-memory path only), so
+    # the name alone passes nothing (docs/benchmarks.md, "Recall and the floor (issue 12, mh-query2)").
+    floor_nameless: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).
@@ -249,13 +249,12 @@ class MessageSearcher:
             return context, {n: fetched[n] for n in around if n in fetched}
 
         nameless_context = None
-        if self.config.floor_nameless and mentions.persons:
-            nameless = without_names(query.text, mentions)
-            if nameless != query.text:
-                nameless_vector = self.embedder.embed_query(nameless)
+        nameless = without_names(query.text, mentions)
+        if self.config.floor_nameless and nameless != query.text:
 
-                def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                    return self.windows.around(matrix, nameless_vector, keys)
+            def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
+                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
+                return self.windows.around(matrix, self.embedder.embed_query(nameless), keys)
 
         return rank_messages(
             nameless_context=nameless_context,

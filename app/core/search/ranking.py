@@ -70,6 +70,16 @@ def fused_with(ranked: Sequence[T], second: Sequence[str], *, key: Callable[[T],
     return [item for _, _, item in scores]
 
 
+def _unheld_word(query: str, texts: Mapping[str, str], fusion: Any) -> bool:
+    """Whether a content word of `query` is in none of the candidates' texts: the keyword leg ranks
+    a rare word's messages first, so one it did not bring is (nearly always) in no message."""
+    scorer = fusion.relevance.for_query(query, 0.0)
+    held: set[str] = set()
+    for text in texts.values():
+        held |= scorer.present(text)
+    return any(t not in held for t in scorer.terms)
+
+
 @dataclass(frozen=True, slots=True)
 class RankedMessages:
     hits: list[SearchHit]
@@ -159,7 +169,10 @@ def rank_messages(
     evidence = relevance
     unnamed = without_names(query_text, mentions)
     if unnamed != query_text:
-        ctx = nameless_context(list(relevance)) if nameless_context is not None else None
+        ctx = None
+        if nameless_context is not None and _unheld_word(unnamed, texts, fusion):
+            # A word nobody wrote: what is left to match is the name (and the question's frame).
+            ctx = nameless_context(list(relevance))
         if ctx is not None:
             # The name's pull (full cosine over nameless) comes off whatever the vector leg gave,
             # so a sentence key's lift stays.
