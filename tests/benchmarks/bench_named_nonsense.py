@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def main() -> int:
         searcher.config = default if label == "default" else replace(default, **parse_variant(default, label))
         empty = {shape: 0 for shape in SHAPES}
         first: list[str] = []
+        cpu = time.process_time()
         for person in PEOPLE:
             for word in WORDS:
                 for shape in SHAPES:
@@ -72,7 +74,11 @@ def main() -> int:
                     elif len(first) < 5:
                         first.append(f"{query!r} -> {hits[0].relevance:.2f} {hits[0].content[:60]!r}")
         total = len(PEOPLE) * len(WORDS) * len(SHAPES)
-        print(f"== {label}: {sum(empty.values())} of {total} with no hit (load {os.getloadavg()[0]:.1f})")
+        per_query = 1000 * (time.process_time() - cpu) / total
+        print(
+            f"== {label}: {sum(empty.values())} of {total} with no hit; CPU {per_query:.1f} ms a query"
+            f" (load {os.getloadavg()[0]:.1f})"
+        )
         for shape, n in empty.items():
             print(f"  {shape:<32}{n:>4} of {len(PEOPLE) * len(WORDS)}")
         for line in first:

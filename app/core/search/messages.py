@@ -67,7 +67,8 @@ class SearchConfig:
     list_instances: int = 20
     # A query naming people that holds a word no candidate holds ("zzqxv Maria"): the floor judges
     # it without the names' pull on its vector too (one more embedding, in-memory path only), so
-    # the name alone passes nothing (docs/benchmarks.md, "Recall and the floor (issue 12, mh-query2)").
+    # the name alone passes nothing (docs/benchmarks.md, "Recall: multi-hop misses, and the floor
+    # for list questions and names").
     floor_nameless: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
