@@ -112,3 +112,26 @@ def test_real_questions_about_a_person_still_find_their_answers(services) -> Non
     assert any("adopted a cat" in text for text in found)
     found = _contents(services, "Did John go to Chicago?")
     assert any("Chicago" in text for text in found)
+
+
+def test_the_index_path_lets_the_named_instances_through_too(tmp_path: Path) -> None:
+    """Above the in-memory limit (the approximate index serves): the same words, the same floor."""
+    built = build_services(
+        Settings(data_dir=tmp_path / "data", embedding=EmbeddingSettings(provider="local"))
+    )
+    try:
+        built.memory.ingest(
+            make_message(
+                i, channel="john-maria", person=p, content=t, timestamp=NOW_MS - (len(CHAT) - i) * 72_000
+            )
+            for i, (p, t) in enumerate(CHAT)
+        )
+        corpus = built.memory.searcher.corpus
+        corpus.max_cached_rows = 1
+        corpus._caches.clear()
+        assert corpus.matrix().view() is None
+        found = [h.content for h in built.memory.search("Which cities has John been to?", limit=10)]
+        for city in CITIES:
+            assert any(city in text for text in found), (city, found)
+    finally:
+        built.close()
