@@ -36,6 +36,7 @@ def release_idle(
     if vector_bytes:
         # The conversation order holds the copy's keys; without it they would stay resident.
         services.memory.searcher.windows.release()
+        services.memory.searcher.instances.release()  # list questions' word vectors
     release_model = getattr(services.embedder, "release_if_idle", None)
     model = bool(release_model(model_seconds, now)) if release_model and model_seconds > 0 else False
     released = IdleRelease(model, vector_bytes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import zip_longest
@@ -22,10 +22,12 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
+from app.core.search.instances import InstanceMatcher, instance_relevance
 from app.core.search.key_query import key_query_vector
 from app.core.search.people import Mentions, PeopleDirectory
-from app.core.search.questions import asks_for_list
+from app.core.search.questions import asked_category, asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
+from app.core.search.relevance import COSINE_SCALES
 from app.core.search.stored_windows import StoredWindows
 from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
@@ -61,6 +63,15 @@ class SearchConfig:
     # of the named people's messages nearest to the question without the names join the
     # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
     list_pool: int = 50
+    # A list question asking for a kind of thing ("which cities…", questions.asked_category):
+    # this many of the named people's nearest messages are judged on their word closest to the
+    # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
+    list_instances: int = 20
+    # A query naming people that holds a word no candidate holds ("zzqxv Maria"): the floor judges
+    # it without the names' pull on its vector too (one more embedding, in-memory path only), so
+    # the name alone passes nothing (docs/benchmarks.md, "Recall: multi-hop misses, and the floor
+    # for list questions and names").
+    floor_nameless: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).
@@ -113,6 +124,7 @@ class MessageSearcher:
         # The messages' sentence keys (a vector-only kind whose hits resolve to messages).
         self.keys = keys
         self.windows = ConversationWindows()
+        self.instances = InstanceMatcher(embedder)
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -255,7 +267,16 @@ class MessageSearcher:
                     fetched.update(hit_rows(session, missing))
             return context, {n: fetched[n] for n in around if n in fetched}
 
+        nameless_context = None
+        nameless = without_names(query.text, mentions)
+        if self.config.floor_nameless and nameless != query.text:
+
+            def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
+                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
+                return self.windows.around(matrix, self.embedder.embed_query(nameless), keys)
+
         return rank_messages(
+            nameless_context=nameless_context,
             query_text=query.text,
             vector=legs.vector,
             keyword=legs.keyword,
@@ -265,6 +286,7 @@ class MessageSearcher:
             passes=lambda row: self._passes(row, query),
             mentions=mentions,
             named=named,
+            instances=self._instance_evidence(query, mentions) if named else None,
             now_ms=self.clock.now_ms(),
             config=self.config,
             limit=query.limit,
@@ -280,6 +302,28 @@ class MessageSearcher:
         embed = self.embedder.embed_query
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
+    def _instance_evidence(
+        self, query: MessageQuery, mentions: Mentions
+    ) -> Callable[[Mapping[str, str]], dict[str, float]] | None:
+        """For a list question asking for a kind of thing, the relevance each text earns by naming
+        one (instances.py); None when the question names no kind or the model's cosines are not
+        calibrated (the threshold is on the calibrated scale; a remote model would also be paid
+        for every word)."""
+        category = asked_category(query.text)
+        if category is None or not self.config.list_instances:
+            return None
+        if self.embedder.model_id not in COSINE_SCALES:
+            return None
+        model = self.config.fusion.config.relevance
+        names = [w for person in mentions.persons for w in person.split()]
+
+        def evidence(texts: Mapping[str, str]) -> dict[str, float]:
+            closest = self.instances.closest(category, texts, skip=names)
+            return {
+                k: r for k, (cosine, _) in closest.items() if (r := instance_relevance(cosine, model)) > 0
+            }
+
+        return evidence
 
     def _wants_named(self, query: MessageQuery, mentions: Mentions) -> bool:
         """A list question naming people, with no person filter of its own (`_named_nearest`)."""

@@ -22,6 +22,15 @@ _PLURAL_ASKED = re.compile(
     re.IGNORECASE,
 )
 _NOT_PLURAL = ("ss", "us", "is")  # "business", "status", "this"
+# "How many dogs…", "how many European cities…": the counted noun.
+_COUNTED = re.compile(
+    r"\bhow many\s+(?:[\w'+/.-]+\s+)??([a-z][\w/+-]*)\s+(?:do|does|did|has|have|had|is|are|was|were)\b",
+    re.IGNORECASE,
+)
+# Plural nouns that ask for no kind of thing ("how many times…", "what things…").
+_NO_KIND = frozenset(
+    {"times", "things", "ways", "kinds", "types", "sorts", "days", "weeks", "months", "years"}
+)
 
 
 def asks_for_list(query: str) -> bool:
@@ -30,3 +39,13 @@ def asks_for_list(query: str) -> bool:
         return True
     match = _PLURAL_ASKED.match(query)
     return match is not None and not match.group(1).lower().endswith(_NOT_PLURAL)
+
+
+def asked_category(query: str) -> str | None:
+    """The plural noun a list question asks for ("cities" in "Which cities has John been to?"),
+    lower-cased; None when the question names none ("What do Jon and Gina both like?")."""
+    match = _PLURAL_ASKED.match(query) or _COUNTED.search(query)
+    if match is None:
+        return None
+    noun = match.group(1).lower().rsplit("/", 1)[-1]  # "artists/bands": the last one
+    return None if noun.endswith(_NOT_PLURAL) or noun in _NO_KIND else noun

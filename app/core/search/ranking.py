@@ -70,6 +70,16 @@ def fused_with(ranked: Sequence[T], second: Sequence[str], *, key: Callable[[T],
     return [item for _, _, item in scores]
 
 
+def _unheld_word(query: str, texts: Mapping[str, str], fusion: Any) -> bool:
+    """Whether a content word of `query` is in none of the candidates' texts: the keyword leg ranks
+    a rare word's messages first, so one it did not bring is (nearly always) in no message."""
+    scorer = fusion.relevance.for_query(query, 0.0)
+    held: set[str] = set()
+    for text in texts.values():
+        held |= scorer.present(text)
+    return any(t not in held for t in scorer.terms)
+
+
 @dataclass(frozen=True, slots=True)
 class RankedMessages:
     hits: list[SearchHit]
@@ -97,6 +107,8 @@ def rank_messages(
     loose: bool,
     to_hit: Callable[[Any, float, float], SearchHit],
     named: Sequence[str] = (),
+    instances: Callable[[Mapping[str, str]], dict[str, float]] | None = None,
+    nameless_context: Callable[[Sequence[str]], CandidateContext | None] | None = None,
 ) -> RankedMessages:
     """Candidates scored on their own evidence, then the best `WINDOWED` of them again with their
     conversation window (reading every candidate's neighbours cost a third of the query at 100k
@@ -157,9 +169,50 @@ def rank_messages(
     evidence = relevance
     unnamed = without_names(query_text, mentions)
     if unnamed != query_text:
-        evidence = score_candidates(
-            vector, keyword, query=unnamed, texts=texts, config=fusion, cosines=all_cosines, windows=windows
-        )
+        ctx = None
+        if nameless_context is not None and _unheld_word(unnamed, texts, fusion):
+            # A word nobody wrote: what is left to match is the name (and the question's frame).
+            ctx = nameless_context(list(relevance))
+        if ctx is not None:
+            # The name's pull (full cosine over nameless) comes off whatever the vector leg gave,
+            # so a sentence key's lift stays.
+            def unpulled(h: LegHit) -> float:
+                own, bare = all_cosines.get(h.key), ctx.cosines.get(h.key)
+                return h.value if own is None or bare is None else h.value - max(0.0, own - bare)
+
+            ev_vector = [LegHit(h.key, h.rank, unpulled(h)) for h in vector]
+            ev_windows = {
+                k: Window(
+                    min(w.cosine, ctx.window_cosines.get(k, w.cosine)) if w.cosine is not None else None,
+                    w.texts,
+                )
+                for k, w in windows.items()
+            }
+            evidence = score_candidates(
+                ev_vector,
+                keyword,
+                query=unnamed,
+                texts=texts,
+                config=fusion,
+                cosines={**all_cosines, **{k: min(c, all_cosines.get(k, c)) for k, c in ctx.cosines.items()}},
+                windows=ev_windows,
+            )
+        else:
+            evidence = score_candidates(
+                vector,
+                keyword,
+                query=unnamed,
+                texts=texts,
+                config=fusion,
+                cosines=all_cosines,
+                windows=windows,
+            )
+    # A list question asking for a kind of thing: the named people's nearest messages are also
+    # judged on the thing they name ("Chicago" for "cities"), evidence the question's words miss.
+    named_instances: dict[str, float] = {}
+    if instances is not None:
+        judged = [k for k in named if k in relevance and k in rows][: config.list_instances]
+        named_instances = instances({k: rows[k].content or "" for k in judged})
     scored: list[tuple[float, float, Any]] = []
     hidden = 0
     for key, full in relevance.items():
@@ -167,6 +220,9 @@ def rank_messages(
         if row is None or not passes(row):
             continue  # a vector whose row is gone (crash leftovers) or filtered after the fact
         value = evidence.get(key, full)
+        if key in named_instances:
+            # The floor only: ordering by it cost 0.004-0.006 multi-hop R@10 on LoCoMo.
+            value = max(value, named_instances[key])
         if value < fusion.floor and not loose:
             hidden += 1
             continue
