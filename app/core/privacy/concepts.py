@@ -174,26 +174,60 @@ def _lookup(word: str) -> str | None:
     return None
 
 
-def _distinct_words(lowered: str) -> set[str]:
+# word -> category ("" for none): a plain dict read in C by set and map operations.
+_SEEN: dict[str, str] = {}
+_CREDENTIAL = frozenset(c for c in LEXICON if c not in ("open", "name"))
+
+
+def _words(lowered: str) -> list[str]:
     # str.split and isalnum are several times faster than a word regex over the whole text.
-    out: set[str] = set()
+    out: list[str] = []
     for chunk in lowered.split():
+        if chunk.isalnum():
+            out.append(chunk)
+            continue
         chunk = chunk.strip(_PUNCT)
         if chunk.isalnum():
-            out.add(chunk)
+            out.append(chunk)
         elif chunk:
-            out.update(_WORD.findall(chunk))
+            out.extend(_WORD.findall(chunk))
     return out
+
+
+@functools.cache
+def _credential_phrases() -> dict[str, tuple[str, ...]]:
+    """First word -> the credential phrases it starts (" mot de passe ", " sign in ")."""
+    out: dict[str, list[str]] = {}
+    for w, cat in _tables()[0].items():
+        if " " in w and cat not in ("open", "name"):
+            out.setdefault(w.split()[0], []).append(f" {w} ")
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _categories(distinct: set[str]) -> set[str]:
+    new = distinct.difference(_SEEN)  # loops over the words, not the dict
+    if new:
+        if len(_SEEN) > 200_000:
+            _SEEN.clear()
+        for word in new:
+            _SEEN[word] = _lookup(word) or ""
+    return set(map(_SEEN.__getitem__, distinct))
 
 
 def has_credential(text: str) -> bool:
     """Whether any credential concept (not `open`, not `name`) is in the text: the cheap gate."""
-    if _CJK_CHARS.search(text):
+    if not text.isascii() and _CJK_CHARS.search(text):
         return any(cat not in ("open", "name") for *_, cat in concepts(text))
-    distinct = _distinct_words(text.lower())
-    if not _phrase_starts().isdisjoint(distinct):
-        return any(cat not in ("open", "name") for *_, cat in concepts(text))
-    return any(cat is not None and cat != "open" and cat != "name" for cat in map(_lookup, distinct))
+    words = _words(text.lower())
+    distinct = set(words)
+    if not _CREDENTIAL.isdisjoint(_categories(distinct)):
+        return True
+    phrases = _credential_phrases()
+    firsts = distinct.intersection(phrases)
+    if not firsts:
+        return False
+    joined = f" {' '.join(words)} "
+    return any(p in joined for first in firsts for p in phrases[first])
 
 
 def concepts(text: str) -> list[tuple[int, int, str]]:
@@ -201,10 +235,10 @@ def concepts(text: str) -> list[tuple[int, int, str]]:
     exact = _tables()[0]
     starts = _phrase_starts()
     lowered = text.lower()
-    cjk = _CJK_CHARS.search(text) is not None
+    cjk = not text.isascii() and _CJK_CHARS.search(text) is not None
     # Most messages hold no concept word: one C-level split and cached lookups say so.
-    distinct = _distinct_words(lowered)
-    if not cjk and not any(map(_lookup, distinct)) and starts.isdisjoint(distinct):
+    distinct = set(_words(lowered))
+    if not cjk and _categories(distinct) <= {""} and starts.isdisjoint(distinct):
         return []
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(lowered)]
     out: list[tuple[int, int, str]] = []

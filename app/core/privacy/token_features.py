@@ -31,11 +31,26 @@ _CONNECTOR = re.compile(
     r"|simply|literally|it['’]?s|c['’]est|then|type|enter|use|here|below|:)\s*$"
 )
 # What a marked token holds: a digit, an inner capital, a symbol inside a word, or a long run.
-_MARKS = (re.compile(r"\d"), re.compile(r"[^\W\d_][A-Z]"), re.compile(r"\w[_!@#$%&*+=~^/\\|?.\-]+\w"))
 _SKIP = re.compile(r"\w+://\S+|[^\s@]+@[^\s@]+\.\w+|\[(?:SECRET:[a-z0-9\-]+|EMAIL|PHONE|CARD|IBAN)\]")
 _LEAD = "*([{<¿¡'\"`"
 _TRAIL = ".,;:?)]}>*'\"`…"
 _LEET = re.compile(r"[a-z]\d[a-z]{2}|[a-z]{2}\d[a-z]")
+_DIGIT = re.compile(r"\d")
+_CAPITAL = re.compile(r"[A-Z]")
+_SYMBOL_RUN = re.compile(r"[_!@#$%&*+=~^/\\|?.\-]+(?=\w)")
+
+
+def _has_marks(text: str) -> bool:
+    """A digit, an inner capital or a symbol inside a word: what any marked token holds. Each
+    regex starts on a character prose holds few of, and the letter before is checked by hand."""
+    if _DIGIT.search(text):
+        return True
+    for m in _CAPITAL.finditer(text):
+        if m.start() and text[m.start() - 1].isalpha():
+            return True
+    return any(m.start() and text[m.start() - 1].isalnum() for m in _SYMBOL_RUN.finditer(text))
+
+
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _TIME_WORD = re.compile(
     r"(?i)\b(?:since|in|from|until|till|by|before|after|of|around|circa|year|seit|im|bis|depuis|en|desde|dal"
@@ -304,7 +319,7 @@ def candidates(text: str) -> tuple[list[Token], list[int], list[tuple[int, int, 
     with none near, when it looks typed by a person: ids and digests without context are left to
     the format rules."""
     # Most chat has neither a marked token nor a credential word: nothing to score, no tokens.
-    if not any(p.search(text) for p in _MARKS) and not has_credential(text):
+    if not _has_marks(text) and not has_credential(text):
         return [], [], []
     found = concepts(text)
     toks = tokens(text)
