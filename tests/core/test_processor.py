@@ -88,7 +88,7 @@ def test_attachment_names_are_found_by_their_words(services: Services) -> None:
         ]
     )
     top = services.memory.search("tabby cat sofa", limit=3)[0]
-    assert top.content == "look who took my spot" and top.relevance is not None and top.relevance > 0.9
+    assert top.content == "look who took my spot" and top.relevance is not None and top.relevance >= 0.9
     assert services.memory.search("forecast deck", limit=1)[0].content == "here you go"
     with services.db.read() as session:
         row = session.get(RawMessageRow, result.ids[0])
