@@ -11,6 +11,7 @@ from sqlalchemy import select, update
 from app.bootstrap import Services, build_services
 from app.core.domain import Attachment, IngestError
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.index.message_kind import keyword_body
 from app.core.settings import Settings
 from app.core.storage.models import AuditRow, RawMessageRow
 from tests.conftest import make_message
@@ -73,6 +74,26 @@ def test_attachment_only_message_is_kept(services: Services) -> None:
     result = services.memory.ingest([make_message(1, content="", attachments=(Attachment(name="scan.pdf"),))])
     assert result.imported == 1
     assert "scan.pdf" in services.memory.get(result.ids[0]).content
+
+
+def test_attachment_names_are_found_by_their_words(services: Services) -> None:
+    """A shared file or photo is found by its name or caption, not only by the message's words."""
+    photo = Attachment(name="a tabby cat asleep on a red sofa", url="https://cdn.example/9f3a.jpg")
+    deck = Attachment(name="Quarterly-forecast-deck.pdf", url="https://files.example/x/deck.pdf")
+    result = services.memory.ingest(
+        [
+            make_message(1, content="look who took my spot", attachments=(photo,)),
+            make_message(2, content="here you go", attachments=(deck,)),
+            make_message(3, content="lunch at noon?"),
+        ]
+    )
+    top = services.memory.search("tabby cat sofa", limit=3)[0]
+    assert top.content == "look who took my spot" and top.relevance is not None and top.relevance >= 0.9
+    assert services.memory.search("forecast deck", limit=1)[0].content == "here you go"
+    with services.db.read() as session:
+        row = session.get(RawMessageRow, result.ids[0])
+        body = keyword_body(row)
+    assert "tabby cat asleep" in body and "cdn.example" not in body  # the URL is not searched
 
 
 class ExplodingEmbedder(HashingEmbedder):

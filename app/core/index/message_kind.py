@@ -47,8 +47,11 @@ def encode_row(row: RawMessageRow) -> aaak.EncodedRecord:
 
 
 def keyword_body(row: RawMessageRow) -> str:
-    """What exact-match search sees: the normalized text plus who and where."""
-    return " ".join(p for p in (aaak.normalize_whitespace(row.content), row.person, row.channel) if p)
+    """What exact-match search sees: the normalized text, the names of its attachments (file
+    names, photo captions: "the contract pdf Anna sent"), and who and where."""
+    names = " ".join(str(a.get("name") or "") for a in row.attachments or [] if isinstance(a, dict))
+    parts = (aaak.normalize_whitespace(row.content), aaak.normalize_whitespace(names), row.person, row.channel)
+    return " ".join(p for p in parts if p)
 
 
 def vector_columns(row: RawMessageRow) -> dict[str, object]:

@@ -424,6 +424,7 @@ _HIT_COLUMNS = (
     RawMessageRow.person,
     RawMessageRow.timestamp,
     RawMessageRow.content,
+    RawMessageRow.attachments,  # their names are words of the message (ranking.message_text)
     RawMessageRow.memory_stage,
     RawMessageRow.message_id,
     RawMessageRow.summary_ref_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -87,8 +88,22 @@ class RankedMessages:
 
 
 def message_text(row: Any) -> str:
-    """What the lexical evidence reads: the text and who wrote it (as the keyword index does)."""
-    return f"{row.content or ''} {row.person or ''}"
+    """What the lexical evidence reads: the text, its attachments' names and who wrote it (as the
+    keyword index does)."""
+    names = attachment_names(getattr(row, "attachments", None))
+    return (
+        f"{row.content or ''} {names} {row.person or ''}"
+        if names
+        else f"{row.content or ''} {row.person or ''}"
+    )
+
+
+def attachment_names(value: Any) -> str:
+    """The names (file names, photo captions) in a row's attachments, read raw (JSON text) or decoded."""
+    if not value or value == "[]":
+        return ""  # most messages: no parsing
+    items = json.loads(value) if isinstance(value, str) else value
+    return " ".join(str(a.get("name") or "") for a in items or () if isinstance(a, dict)).strip()
 
 
 def rank_messages(
