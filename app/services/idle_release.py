@@ -71,4 +71,3 @@ def release_idle(
             pages_mb,
         )
     return released
-
