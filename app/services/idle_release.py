@@ -40,9 +40,10 @@ def release_idle(
     *,
     drop_pages: bool = False,
 ) -> IdleRelease:
-    """Drop the model session unused for `model_seconds`, and the vector copies and LanceDB's
-    connection and caches unused for `vector_seconds` (0: never). With `drop_pages`, once the
-    model went or no search ran for `vector_seconds`, library code pages are given back too."""
+    """Drop the model session unused for `model_seconds`; the vector copies, LanceDB's connection
+    and caches and the pooled SQLite connections unused for `vector_seconds` (0: never). With
+    `drop_pages`, once the model went or no search ran for `vector_seconds`, library code pages
+    are given back too."""
     now = time.monotonic() if now is None else now
     vector_bytes = lance_bytes = 0
     searches_idle = False
@@ -56,6 +57,9 @@ def release_idle(
             # Closing LanceDB drops its caches (decoded index partitions: ~400 MB at 1M messages);
             # every minute while idle, as a background job (repair, index upkeep) may reopen it.
             lance_bytes = services.index.release_vector_store()
+            # Pooled SQLite connections keep their page caches (up to 2 MB each, ~11 MB at 100k
+            # after concurrent searches); connections in use are left to finish.
+            services.db.dispose()
     release_model = getattr(services.embedder, "release_if_idle", None)
     model = bool(release_model(model_seconds, now)) if release_model and model_seconds > 0 else False
     pages_mb = 0.0

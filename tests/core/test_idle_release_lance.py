@@ -174,6 +174,7 @@ def test_the_trim_job_closes_lancedb_and_drops_pages_once_idle(services: Service
     released = host.last_idle_release
     assert released is not None and released.vector_bytes > 0
     assert services.vectors._connection is None
+    assert services.db.read_engine.pool.checkedin() == 0  # pooled SQLite connections closed
     if sys.platform.startswith("linux"):
         assert released.pages_mb > 0
     services.settings.resources = ResourceSettings(
