@@ -1,9 +1,11 @@
 """An idle host closes LanceDB (tables, caches) and gives back code pages; everything comes back."""
 
+import mmap
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -152,19 +154,46 @@ def test_only_resident_read_only_library_mappings_are_chosen() -> None:
     ]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise(MADV_PAGEOUT) is Linux's")
-def test_dropping_library_pages_gives_them_back_and_the_code_still_runs(services: Services) -> None:
+def _probe_library(tmp_path: Path) -> tuple[mmap.mmap, str, bytes]:
+    """A read-only mapping of a `.so` file only this process maps, every page touched."""
+    path = tmp_path / "libprobe.so"
+    content = os.urandom(1 << 20)
+    path.write_bytes(content)
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    assert mapped[:] == content  # reads every page in
+    return mapped, str(path), content
+
+
+def _resident_kb(path: str) -> int:
+    return sum(
+        m.resident_kb
+        for m in library_pages.library_mappings(Path("/proc/self/smaps").read_text())
+        if m.path == path
+    )
+
+
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise(MADV_PAGEOUT) is Linux's")
+
+
+@LINUX
+def test_dropping_library_pages_gives_them_back_and_the_code_still_runs(services: Services, tmp_path) -> None:
     services.memory.ingest([make_message(i, content=f"orchard harvest {i}") for i in range(20)])
     first = _ids(services, "orchard harvest")
+    mapped, path, content = _probe_library(tmp_path)
+    assert _resident_kb(path) == 1024
     dropped = library_pages.drop_library_pages()
     assert dropped.mappings > 0 and dropped.resident_mb > 0
-    assert dropped.rss_after_mb < dropped.rss_before_mb
+    assert _resident_kb(path) == 0  # given back (pages other processes also map are left alone)
+    assert mapped[:] == content  # and read back intact
     # Every library runs again from the pages read back: NumPy, LanceDB, SQLite, tokenizers.
     assert _ids(services, "orchard harvest") == first
     assert float(np.linalg.norm(np.ones(4))) == 2.0
+    mapped.close()
 
 
-def test_the_trim_job_closes_lancedb_and_drops_pages_once_idle(services: Services) -> None:
+def test_the_trim_job_closes_lancedb_and_drops_pages_once_idle(services: Services, tmp_path) -> None:
+    mapped, path, _ = _probe_library(tmp_path)
     services.memory.ingest([make_message(i) for i in range(5)])
     services.memory.search("message", filters=SearchFilters())
     services.settings.resources = ResourceSettings(model_idle_seconds=0.01, vector_copy_idle_seconds=0.01)
@@ -176,10 +205,14 @@ def test_the_trim_job_closes_lancedb_and_drops_pages_once_idle(services: Service
     assert services.vectors._connection is None
     assert services.db.read_engine.pool.checkedin() == 0  # pooled SQLite connections closed
     if sys.platform.startswith("linux"):
-        assert released.pages_mb > 0
+        assert _resident_kb(path) == 0
     services.settings.resources = ResourceSettings(
         model_idle_seconds=0.01, vector_copy_idle_seconds=0.01, drop_library_pages=False
     )
+    assert mapped[:1] is not None  # read back in
     host._trim()
     assert host.last_idle_release is not None and host.last_idle_release.pages_mb == 0
+    if sys.platform.startswith("linux"):
+        assert _resident_kb(path) > 0  # kept
     assert services.memory.search("message", filters=SearchFilters())
+    mapped.close()
