@@ -158,7 +158,10 @@ def _probe_library(tmp_path: Path) -> tuple[mmap.mmap, str, bytes]:
     """A read-only mapping of a `.so` file only this process maps, every page touched."""
     path = tmp_path / "libprobe.so"
     content = os.urandom(1 << 20)
-    path.write_bytes(content)
+    with path.open("wb") as handle:  # clean pages, as an installed library's: written back first
+        handle.write(content)
+        handle.flush()
+        os.fsync(handle.fileno())
     with path.open("rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     assert mapped[:] == content  # reads every page in
