@@ -124,7 +124,11 @@ def build_services(
     events = EventBus()
     db = Database(layout.database)
     migrate(db)
-    vectors = VectorStore(layout.vectors)
+    vectors = VectorStore(
+        layout.vectors,
+        index_cache_mb=settings.resources.vector_index_cache_mb,
+        metadata_cache_mb=settings.resources.vector_metadata_cache_mb,
+    )
     keywords = KeywordIndex()
     leases = WriterLeases(db, clock)
     secrets = open_secret_store(layout.secrets_file)

@@ -188,6 +188,16 @@ class ResourceSettings(BaseModel):
     # ~240 MB at 100k) are dropped; the next search loads them again (~1.5-2 s of CPU at 100k,
     # docs/benchmarks.md, "Idle memory"). 0 keeps them.
     vector_copy_idle_seconds: float = Field(default=1800.0, ge=0.0)
+    # LanceDB's caches of decoded index partitions and file metadata (its defaults: 6 GB and
+    # 1 GB). At 1M messages the whole approximate index is ~400 MB, so 512 MB never evicts
+    # there; above it, partitions are read again instead of growing the process. They are also
+    # dropped with the vector copies after `vector_copy_idle_seconds` without a search.
+    vector_index_cache_mb: int = Field(default=512, ge=1)
+    vector_metadata_cache_mb: int = Field(default=128, ge=1)
+    # Once the model is released or no search ran for `vector_copy_idle_seconds`, give back the
+    # library code pages the process ran (~200 MB of its RSS after a search; read back from disk
+    # by the next use, docs/benchmarks.md "Idle memory, second pass"). Linux only.
+    drop_library_pages: bool = True
 
 
 class Settings(BaseSettings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -38,10 +39,23 @@ class IndexService:
         self.leases = leases
         self.kinds = kinds
         self._job: Any = None
+        self._started = time.monotonic()  # "last search" until the first one
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
         """Drop every kind's in-memory vector copy left unused for `idle_seconds` (bytes held)."""
         return sum(k.corpus.release_idle(idle_seconds, now) for k in self.kinds)
+
+    def searched_ago(self, now: float | None = None) -> float:
+        """Seconds since any kind's last vector search in this process (or since it started)."""
+        now = time.monotonic() if now is None else now
+        searched = [t for k in self.kinds if (t := k.corpus.searched_at()) is not None]
+        return now - max([self._started, *searched])
+
+    def release_vector_store(self) -> int:
+        """Close LanceDB: open tables and their caches (the next use opens them again); the bytes
+        the caches held."""
+        stores = {id(k.corpus.vectors): k.corpus.vectors for k in self.kinds}
+        return sum(store.release() for store in stores.values())
 
     def verify(self, *, full: bool = False) -> list[KindReport]:
         """Each kind's drift between SQLite and its indexes; changes nothing."""

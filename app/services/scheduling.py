@@ -119,7 +119,10 @@ class JobHost:
         try:
             idle = self.services.settings.resources
             self.last_idle_release = release_idle(
-                self.services, idle.model_idle_seconds, idle.vector_copy_idle_seconds
+                self.services,
+                idle.model_idle_seconds,
+                idle.vector_copy_idle_seconds,
+                drop_pages=idle.drop_library_pages,
             )
         except Exception:  # a failed release must not stop the trim (or the scheduler)
             log.exception("idle release failed")

@@ -12,6 +12,11 @@ the search that follows is timed (time to first search after a release) and RSS 
     python tests/benchmarks/bench_idle_rss.py --data-dir /tmp/x/synthetic-100000 [--mode ui]
         [--idle 150] [--release-after 60] [--settle 30] [--root /path/to/other/checkout]
     python tests/benchmarks/bench_idle_rss.py --data-dir DIR --in-process   # a breakdown, load-free CPU
+
+Each step prints RSS split into anonymous memory and mapped files, PSS and USS (private pages),
+from /proc/PID/smaps_rollup; the search after the idle period also prints the server's CPU
+seconds and major page faults for it (library pages read back), which do not depend on load.
+`--keep-pages` turns `resources.drop_library_pages` off for a before/after.
 """
 
 from __future__ import annotations
@@ -49,6 +54,25 @@ def search(url: str, token: str, query: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def memory(pid: int | str = "self") -> str:
+    """RSS split from smaps_rollup: anonymous vs file pages, PSS, USS (private pages)."""
+    kb: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        name, value = line.split(":", 1)
+        kb[name] = int(value.split()[0])
+    uss = kb["Private_Clean"] + kb["Private_Dirty"]
+    parts = (kb["Rss"], kb["Anonymous"], kb["Rss"] - kb["Anonymous"], kb["Pss"], uss)
+    mb = [v / 1024 for v in parts]
+    return "RSS {:.0f} MB (anonymous {:.0f}, file {:.0f}), PSS {:.0f}, USS {:.0f}".format(*mb)
+
+
+def cpu_and_faults(pid: int) -> tuple[float, int]:
+    """CPU seconds (user + system) and major page faults of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks, int(fields[9])
+
+
 def smaps_summary() -> str:
     """This process's RSS split into anonymous memory and mapped files (the three largest)."""
     anon = files = 0
@@ -71,7 +95,7 @@ def smaps_summary() -> str:
     return f"anonymous {anon / 1024:.0f} MB, mapped files {files / 1024:.0f} MB ({listed})"
 
 
-def in_process(data_dir: Path) -> None:
+def in_process(data_dir: Path, drop_pages: bool) -> None:
     """Services without a shell or jobs: RSS after each step, CPU of the searches (load-free)."""
     from app.bootstrap import build_services
     from app.core import memory_trim
@@ -82,8 +106,8 @@ def in_process(data_dir: Path) -> None:
     services = build_services(load_settings(data_dir))
 
     def step(label: str) -> None:
-        released = memory_trim.release()
-        print(f"{label}: RSS {released.rss_after_mb:.0f} MB after trim; {smaps_summary()}")
+        memory_trim.release()
+        print(f"{label}: {memory()} after trim; {smaps_summary()}")
 
     def timed(query: str) -> str:
         cpu, wall = time.process_time(), time.perf_counter()
@@ -94,9 +118,15 @@ def in_process(data_dir: Path) -> None:
     print(f"first search: {timed(QUERIES[0])}")
     step("after the first search")
     print(f"a later search: {timed(QUERIES[1])}")
-    released = release_idle(services, 1, 1, now=time.monotonic() + 10)
-    step(f"after the idle release (model {released.model}, copies {released.vector_bytes / 1e6:.0f} MB)")
+    print(f"LanceDB caches: {services.vectors.cache_bytes() / 1e6:.0f} MB")
+    released = release_idle(services, 1, 1, now=time.monotonic() + 10, drop_pages=drop_pages)
+    step(
+        f"after the idle release (model {released.model}, copies {released.vector_bytes / 1e6:.0f} MB, "
+        f"LanceDB caches {released.lance_bytes / 1e6:.0f} MB, code pages {released.pages_mb:.0f} MB)"
+    )
+    faults = cpu_and_faults(os.getpid())[1]
     print(f"first search after the release: {timed(QUERIES[2])}")
+    print(f"  major page faults in it: {cpu_and_faults(os.getpid())[1] - faults}")
     step("after it")
     print(f"load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
     services.close()
@@ -126,13 +156,17 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="reuse --data-dir in place (it is written to)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to run (a before/after)")
     parser.add_argument("--in-process", action="store_true", help="no shell, no jobs: a breakdown")
+    parser.add_argument(
+        "--keep-pages", action="store_true", help="resources.drop_library_pages off (a before/after)"
+    )
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in a log file
     if not (args.data_dir / "strata.sqlite3").exists():
         print(f"no data dir at {args.data_dir}: build one with bench_search.py --build")
         return 2
     if args.in_process:
-        in_process(args.data_dir)  # reads only (no job runs, nothing is written but the lock)
+        # Reads only (no job runs, nothing is written but the lock).
+        in_process(args.data_dir, not args.keep_pages)
         return 0
     scratch = Path(tempfile.mkdtemp(prefix="strata-idle-"))
     data_dir = args.data_dir if args.keep else scratch / "data"
@@ -150,6 +184,8 @@ def main() -> int:
     if args.release_after is not None:
         env["STRATA_RESOURCES__MODEL_IDLE_SECONDS"] = str(args.release_after)
         env["STRATA_RESOURCES__VECTOR_COPY_IDLE_SECONDS"] = str(args.release_after)
+    if args.keep_pages:
+        env["STRATA_RESOURCES__DROP_LIBRARY_PAGES"] = "false"
     python = args.root / ".venv" / "bin" / "python"
     command = [str(python if python.exists() else sys.executable), "-m", "app.cli.main"]
     command += ["--data-dir", str(data_dir)]
@@ -158,25 +194,30 @@ def main() -> int:
     try:
         asyncio.run(wait_ready(url, timeout=600))
         load = os.getloadavg()[0]
-        print(f"{args.root}: {args.mode} ready: RSS {rss_mb(server.pid):.0f} MB (load {load:.1f})")
+        print(f"{args.root}: {args.mode} ready: {memory(server.pid)} (load {load:.1f})")
         settled = sample(server.pid, args.settle)
-        print(f"after {args.settle:.0f} s of start-up jobs: RSS {settled[-1][1]:.0f} MB")
+        print(f"after {args.settle:.0f} s of start-up jobs ({settled[-1][1]:.0f}): {memory(server.pid)}")
         first = search(url, token, QUERIES[0])
         for i in range(1, args.searches):
             search(url, token, QUERIES[i % len(QUERIES)])
-        print(
-            f"first search {first:.0f} ms; RSS after {args.searches} search(es) {rss_mb(server.pid):.0f} MB"
-        )
+        print(f"first search {first:.0f} ms; after {args.searches} search(es): {memory(server.pid)}")
         curve = sample(server.pid, args.idle)
         for at, mb in curve[:: max(1, len(curve) // 12)]:
             print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB")
-        idle = rss_mb(server.pid)
-        print(f"idle RSS {idle:.0f} MB after {args.idle:.0f} s (load {os.getloadavg()[0]:.1f})")
+        print(f"idle after {args.idle:.0f} s: {memory(server.pid)} (load {os.getloadavg()[0]:.1f})")
+        cpu, faults = cpu_and_faults(server.pid)
         again = search(url, token, QUERIES[-1])
-        print(f"search after the idle period {again:.0f} ms; RSS {rss_mb(server.pid):.0f} MB")
+        cpu_after, faults_after = cpu_and_faults(server.pid)
+        print(
+            f"search after the idle period {again:.0f} ms wall, server CPU {cpu_after - cpu:.2f} s, "
+            f"{faults_after - faults} major page faults; {memory(server.pid)}"
+        )
+        cpu = cpu_after
         then = search(url, token, QUERIES[1] + " later")
         print(
-            f"next search {then:.0f} ms (load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)", flush=True
+            f"next search {then:.0f} ms wall, server CPU {cpu_and_faults(server.pid)[0] - cpu:.2f} s "
+            f"(load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)",
+            flush=True,
         )
     finally:
         server.terminate()

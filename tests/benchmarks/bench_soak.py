@@ -10,6 +10,12 @@ stops for `--idle` seconds and the idle RSS is read. Printed: the curve in 5-min
 RSS right before and 90 s after each forgetting run, and the idle figure, with load averages.
 
     python tests/benchmarks/bench_soak.py [--minutes 30] [--workdir DIR] [--csv soak.csv]
+        [--busy-seconds 300 --quiet-seconds 180]
+
+With `--quiet-seconds`, searches and imports pause for that long after every `--busy-seconds`
+(forgetting keeps its schedule): with short idle settings the server releases and rebuilds
+each cycle, and the RSS at the end of each quiet period shows whether anything stays behind.
+Each sample also records the server's anonymous memory (the rest of RSS is mapped files).
 """
 
 from __future__ import annotations
@@ -36,6 +42,22 @@ from tests.benchmarks import bench_search, synthetic
 from tests.benchmarks.bench_rest import ROOT, ensure_data, rss_mb, wait_ready
 
 
+def anonymous_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Anonymous:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def quiet(args: argparse.Namespace, started: float) -> float:
+    """Seconds left of the current quiet period (0 while busy): clients pause, the server idles."""
+    if args.quiet_seconds <= 0:
+        return 0.0
+    cycle = args.busy_seconds + args.quiet_seconds
+    into = (time.monotonic() - started) % cycle
+    return max(0.0, cycle - into) if into >= args.busy_seconds else 0.0
+
+
 class Sampler(threading.Thread):
     """RSS of the server every `period` seconds, with the event (if any) that just happened."""
 
@@ -44,6 +66,7 @@ class Sampler(threading.Thread):
         self.pid, self.period = pid, period
         self.started = time.monotonic()
         self.rows: list[tuple[float, float, float, str]] = []  # seconds, MB, load, event
+        self.anonymous: list[float] = []  # MB of anonymous memory at each row (the rest: files)
         self.events: list[tuple[float, str]] = []
         self.stop = threading.Event()
 
@@ -55,6 +78,7 @@ class Sampler(threading.Thread):
             at = time.monotonic() - self.started
             event = ",".join(e for t, e in self.events if at - self.period < t <= at)
             self.rows.append((at, rss_mb(self.pid), os.getloadavg()[0], event))
+            self.anonymous.append(anonymous_mb(self.pid))
             self.stop.wait(self.period)
 
     def rss_at(self, seconds: float) -> float:
@@ -71,6 +95,9 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
 
     async def searcher(client: httpx.AsyncClient) -> None:
         while time.monotonic() < stop_at:
+            if (left := quiet(args, sampler.started)) > 0:
+                await asyncio.sleep(min(left, max(0.0, stop_at - time.monotonic())))
+                continue
             query = f"{rng.choice(queries)} {rng.randint(0, 10**6)}"
             try:
                 response = await client.get("/api/search", params={"q": query, "limit": 10})
@@ -83,6 +110,8 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
         batch_no = 0
         while time.monotonic() + args.import_every < stop_at:
             await asyncio.sleep(args.import_every)
+            if quiet(args, sampler.started) > 0:
+                continue
             batch_no += 1
             fresh = synthetic.messages(args.import_size, seed=10_000 + batch_no, start_ms=1_760_000_000_000)
             items = [
@@ -114,9 +143,18 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
                 counts["errors"] += 1
             sampler.mark("forget-end")
 
+    async def marker() -> None:
+        was = False
+        while time.monotonic() < stop_at:
+            now = quiet(args, sampler.started) > 0
+            if now != was:
+                sampler.mark("quiet-start" if now else "quiet-end")
+                was = now
+            await asyncio.sleep(1)
+
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=120) as client:
         await asyncio.gather(
-            *(searcher(client) for _ in range(args.clients)), importer(client), forgetter(client)
+            *(searcher(client) for _ in range(args.clients)), importer(client), forgetter(client), marker()
         )
     return counts
 
@@ -139,6 +177,13 @@ def report(sampler: Sampler, idle_from: float) -> None:
                 f"forgetting run ending at {at / 60:5.1f} min: RSS {sampler.rss_at(before):.0f} MB, "
                 f"+90 s {sampler.rss_at(at + 90):.0f} MB"
             )
+    for at, event in sampler.events:
+        if event == "quiet-end":
+            near = min(range(len(rows)), key=lambda i: abs(rows[i][0] - (at - 1)))
+            print(
+                f"end of a quiet period at {at / 60:5.1f} min: RSS {rows[near][1]:.0f} MB "
+                f"(anonymous {sampler.anonymous[near]:.0f})"
+            )
     idle = [r[1] for r in rows if r[0] >= idle_from]
     print(
         f"start {rows[0][1]:.0f} MB, peak {max(r[1] for r in rows):.0f} MB, "
@@ -160,6 +205,10 @@ def main() -> int:
     parser.add_argument("--sample", type=float, default=5)
     parser.add_argument("--idle", type=float, default=150, help="quiet seconds at the end")
     parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--busy-seconds", type=float, default=300, help="with --quiet-seconds")
+    parser.add_argument(
+        "--quiet-seconds", type=float, default=0, help="pause searches and imports this long per cycle"
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-bench-soak-"))
     source = ensure_data(workdir, args.n)
@@ -194,8 +243,11 @@ def main() -> int:
     print(f"soak {args.minutes:.0f} min at {args.n} messages: {counts}")
     report(sampler, idle_from)
     if args.csv:
-        samples = [f"{a:.0f},{b:.1f},{c:.2f},{d}" for a, b, c, d in sampler.rows]
-        lines = ["seconds,rss_mb,load,event", *samples]
+        samples = [
+            f"{a:.0f},{b:.1f},{anon:.1f},{c:.2f},{d}"
+            for (a, b, c, d), anon in zip(sampler.rows, sampler.anonymous, strict=False)
+        ]
+        lines = ["seconds,rss_mb,anonymous_mb,load,event", *samples]
         args.csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"curve written to {args.csv}")
     print(f"machine {os.cpu_count()} cores")

@@ -101,6 +101,10 @@ class Corpus:
         """Drop in-memory vector copies no search used for `idle_seconds`; bytes they held."""
         return sum(cache.release_if_idle(idle_seconds, now) for cache in list(self._caches.values()))
 
+    def searched_at(self) -> float | None:
+        """`time.monotonic()` of this kind's last vector search in this process (None: never)."""
+        return max((cache.used_at for cache in list(self._caches.values())), default=None)
+
     def ann(self, collection: VectorCollection | None = None) -> AnnIndex:
         """The approximate index of a collection (built by a background job past its size)."""
         collection = collection or self.collection

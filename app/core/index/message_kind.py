@@ -50,8 +50,8 @@ def keyword_body(row: RawMessageRow) -> str:
     """What exact-match search sees: the normalized text, the names of its attachments (file
     names, photo captions: "the contract pdf Anna sent"), and who and where."""
     names = " ".join(str(a.get("name") or "") for a in row.attachments or [] if isinstance(a, dict))
-    parts = (aaak.normalize_whitespace(row.content), aaak.normalize_whitespace(names), row.person, row.channel)
-    return " ".join(p for p in parts if p)
+    text, names = aaak.normalize_whitespace(row.content), aaak.normalize_whitespace(names)
+    return " ".join(p for p in (text, names, row.person, row.channel) if p)
 
 
 def vector_columns(row: RawMessageRow) -> dict[str, object]:
