@@ -302,6 +302,7 @@ class MessageSearcher:
         embed = self.embedder.embed_query
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
+
     def _instance_evidence(
         self, query: MessageQuery, mentions: Mentions
     ) -> Callable[[Mapping[str, str]], dict[str, float]] | None:
