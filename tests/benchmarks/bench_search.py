@@ -344,12 +344,14 @@ def _compare(services: Any, queries: Sequence[str], compare: str) -> None:
     """Time the default SearchConfig against FIELD=VALUE, query by query in this process."""
     searcher = services.memory.searcher
     default = searcher.config
-    name, _, value = compare.partition("=")
-    kind = type(getattr(default, name))
-    parsed: object = value.lower() == "true" if kind is bool else kind(value)  # bool("false") is True
+    changes: dict[str, object] = {}
+    for assignment in compare.split(","):  # FIELD=VALUE[,FIELD=VALUE…]
+        name, _, value = assignment.partition("=")
+        kind = type(getattr(default, name))
+        changes[name] = value.lower() == "true" if kind is bool else kind(value)  # bool("false") is True
     configs = {
         "default": default,
-        compare: dataclasses.replace(default, **{name: parsed}),
+        compare: dataclasses.replace(default, **changes),
     }
     latencies: dict[str, list[float]] = {label: [] for label in configs}
     cpu: dict[str, list[float]] = {label: [] for label in configs}
@@ -393,7 +395,7 @@ def main() -> int:
     parser.add_argument(
         "--baseline", type=int, default=0, help="also search a bulk-built archive of this size, interleaved"
     )
-    parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE of SearchConfig")
+    parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE[,FIELD=VALUE…] of SearchConfig")
     parser.add_argument(
         "--ranking", type=int, default=0, help="queries whose top 10 is compared: index path vs exact path"
     )
