@@ -395,7 +395,9 @@ def main() -> int:
     parser.add_argument(
         "--baseline", type=int, default=0, help="also search a bulk-built archive of this size, interleaved"
     )
-    parser.add_argument("--compare", default=None, help="also time with FIELD=VALUE[,FIELD=VALUE…] of SearchConfig")
+    parser.add_argument(
+        "--compare", default=None, help="also time with FIELD=VALUE[,FIELD=VALUE…] of SearchConfig"
+    )
     parser.add_argument(
         "--ranking", type=int, default=0, help="queries whose top 10 is compared: index path vs exact path"
     )
