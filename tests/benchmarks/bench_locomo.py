@@ -105,14 +105,26 @@ def main() -> int:
 
 
 def parse_variant(config: Any, text: str) -> dict[str, Any]:
-    """'a=1,b=0.5' -> the SearchConfig fields, each converted to its default's type."""
-    types = {f.name: type(getattr(config, f.name)) for f in fields(config)}
+    """'a=1,b=0.5' -> the SearchConfig fields, each converted to its default's type.
+
+    `relevance.NAME=VALUE` sets a field of the relevance model (RelevanceModel) the message
+    search uses, e.g. `relevance.frame_words=0` (other kinds keep theirs)."""
+    nested = [p for p in text.split(",") if p.strip().startswith("relevance.")]
+    plain = [p for p in text.split(",") if p not in nested]
     changes: dict[str, Any] = {}
-    for part in text.split(","):
+    if nested:
+        fusion = config.fusion.config
+        model = fusion.relevance
+        wanted = parse_variant(model, ",".join(p.strip().removeprefix("relevance.") for p in nested))
+        changes["fusion"] = replace(config.fusion, config=replace(fusion, relevance=replace(model, **wanted)))
+        if not plain:
+            return changes
+    types = {f.name: type(getattr(config, f.name)) for f in fields(config)}
+    for part in plain:
         name, _, value = part.partition("=")
         kind = types.get(name.strip())
         if kind is None:
-            raise SystemExit(f"unknown SearchConfig field {name!r}; one of {sorted(types)}")
+            raise SystemExit(f"unknown {type(config).__name__} field {name!r}; one of {sorted(types)}")
         if kind is bool:
             changes[name.strip()] = value.strip().lower() in {"1", "true", "yes", "on"}
         elif kind is type(None):

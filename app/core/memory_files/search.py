@@ -162,11 +162,11 @@ def _snippets(text: str, terms: list[str]) -> tuple[tuple[int, str], ...]:
             continue
         folded = line.casefold()
         if any(t in folded for t in terms):
-            out.append((number, _clip(line.strip(), SNIPPET_CHARS)))
+            out.append((number, clip(line.strip(), SNIPPET_CHARS)))
             if len(out) == MAX_SNIPPETS:
                 break
     return tuple(out)
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

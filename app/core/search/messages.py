@@ -25,6 +25,7 @@ from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
 from app.core.search.key_query import key_query_vector
 from app.core.search.people import Mentions, PeopleDirectory
+from app.core.search.query_words import without_frame
 from app.core.search.questions import asked_category, asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
 from app.core.search.relevance import COSINE_SCALES
@@ -72,6 +73,8 @@ class SearchConfig:
     # the name alone passes nothing (docs/benchmarks.md, "Recall: multi-hop misses, and the floor
     # for list questions and names").
     floor_nameless: bool = True
+    # ... and without the question's frame words ("say", "got", query_words.py) as well.
+    floor_frame: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).
@@ -270,10 +273,13 @@ class MessageSearcher:
         nameless_context = None
         nameless = without_names(query.text, mentions)
         if self.config.floor_nameless and nameless != query.text:
+            floor_text = without_frame(nameless) if self.config.floor_frame else nameless
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
                 # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
-                return self.windows.around(matrix, self.embedder.embed_query(nameless), keys)
+                # Without the question's frame too (query_words.without_frame): "got" alone
+                # is close to every "get" of the archive.
+                return self.windows.around(matrix, self.embedder.embed_query(floor_text), keys)
 
         return rank_messages(
             nameless_context=nameless_context,

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.core.search.query_words import informative
 from app.core.storage.keyword import STOPWORDS, query_terms
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -77,6 +78,9 @@ class RelevanceModel:
     # 1.25 took unrelated queries with no hit from 0.89 to 0.97 on the precision set at a cost of
     # 0.002 LoCoMo R@10 (docs/benchmarks.md, "Precision").
     partial_exponent: float = 1.25
+    # Judge only the query's informative words: its question frame ("what did … say about",
+    # "how many", "ever mention") is not evidence (query_words.py; docs/benchmarks.md, "Trust").
+    frame_words: bool = True
 
     def for_query(self, query: str, best_bm25: float) -> QueryScorer:
         return QueryScorer(self, query, best_bm25)
@@ -105,7 +109,10 @@ class QueryScorer:
 
     def __init__(self, model: RelevanceModel, query: str, best_bm25: float) -> None:
         self.model = model
-        self.terms = list(dict.fromkeys(stem(t) for t in query_terms(query)))
+        words = query_terms(query)
+        if model.frame_words:
+            words = informative(words)
+        self.terms = list(dict.fromkeys(stem(t) for t in words))
         self.best_bm25 = best_bm25
         self._seen: dict[str, frozenset[str]] = {}
         # One regex scan per text finds which terms it holds (a term plus a common suffix), far

@@ -18,10 +18,10 @@ from app.core.errors import InvalidInput, NotFound
 from app.core.events import Change, EventBus
 from app.core.memory_files.fences import MergeStatus, front_matter, generated_body, is_user_owned
 from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, confined, normalize_file, slug
-from app.core.memory_files.search import FileHit, FileIndex
+from app.core.memory_files.search import SNIPPET_CHARS, FileHit, FileIndex, clip
 from app.core.memory_files.store import MemoryFile, MemoryFileStore
 from app.core.search.messages import MessageQuery
-from app.core.search.relevance import content_stems
+from app.core.search.passages import best_passage
 from app.core.settings import MemoryFilesSettings
 from app.core.storage.db import Database
 from app.services.memory_files import snapshot
@@ -329,20 +329,23 @@ class MemoryFilesService:
             found = self.index.search(query.text, limit=limit)
         else:  # the filter drops pages after the search: look further so it does not eat the limit
             found = self._filtered(self.index.search(query.text, limit=50), query.filters)[:limit]
-        wanted = set(content_stems(query.text))
-        texts = {p: text.casefold() for p, _, text, _ in self.index.documents()} if found else {}
+        texts = {p: text for p, _, text, _ in self.index.documents()} if found else {}
         hits: list[SearchHit] = []
         for h in found:
-            text = texts.get(h.path, "")
-            # Relevance on the unified 0–1 scale: the share of the query's content words the page
-            # holds. Its score is a little lower, so a message that matches as well ranks first:
-            # the page quotes messages, the message is the record.
-            relevance = sum(1 for w in wanted if w in text) / len(wanted) if wanted else 0.0
+            # Relevance on the unified 0–1 scale, from the page's best passage (a list item or a
+            # paragraph, read with the title and heading: passages.py), not from words scattered
+            # over the whole page. Its score is a little lower, so a message that matches as well
+            # ranks first: the page quotes messages, the message is the record.
+            relevance, passage = best_passage(query.text, h.title, texts.get(h.path, ""))
+            lines = [t for _, t in h.snippets]
+            if passage is not None:
+                shown = clip(passage.text, SNIPPET_CHARS)
+                lines = [shown, *(t for n, t in h.snippets if n != passage.line)][: len(lines) or 1]
             hits.append(
                 SearchHit(
                     id=f"file:{h.path}",
                     kind="memory_file",
-                    content=h.title + "\n" + "\n".join(t for _, t in h.snippets),
+                    content=h.title + "\n" + "\n".join(lines),
                     score=PAGE_SCORE_FACTOR * relevance,
                     platform=None,
                     channel=h.path,
