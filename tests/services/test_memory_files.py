@@ -182,7 +182,8 @@ def test_a_page_ranks_on_its_best_passage_not_on_words_scattered_over_it(svc):
     loose = svc.memory.search("who owns the status page", include=["files"], limit=50, loose=True)
     scattered = next(h for h in loose if h.id == "file:strategy/scattered.md")
     assert scattered.relevance < 0.30
-    assert [h.extra["path"] for h in svc.memory.search("launch date", include=["files"]) if h.kind == "memory_file"] == []
+    dated = svc.memory.search("launch date", include=["files"])
+    assert [h.extra["path"] for h in dated if h.kind == "memory_file"] == []
 
 
 def test_search_filters_narrow_pages_to_their_subject_and_last_change(svc):

@@ -14,6 +14,7 @@ from app.core.settings import EmbeddingSettings, Settings
 from tests.conftest import NOW_MS, make_message
 
 pytestmark = pytest.mark.model
+HOUR = 3_600_000
 
 # Written for this test: greetings and small talk full of "say", "got", "mention", "ever".
 CHAT = [
@@ -35,7 +36,7 @@ def services(tmp_path_factory: pytest.TempPathFactory):
     data_dir: Path = tmp_path_factory.mktemp("frame-words")
     built = build_services(Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="local")))
     built.memory.ingest(
-        make_message(i, channel="john-maria", person=p, content=t, timestamp=NOW_MS - (len(CHAT) - i) * 3_600_000)
+        make_message(i, channel="john-maria", person=p, content=t, timestamp=NOW_MS - (len(CHAT) - i) * HOUR)
         for i, (p, t) in enumerate(CHAT)
     )
     if built.memory.keys is not None:
