@@ -16,9 +16,11 @@ from app.core.embeddings.factory import build_embedder
 from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
 from app.core.index.key_index import MessageKeys
+from app.core.index.keyword_format import KeywordReindex
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import FusionParams
 from app.core.index.maintenance import KindReport, Progress
+from app.core.index.message_kind import KEYWORD_FORMAT, keyword_body
 from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.llm.guard import GuardedLLM
 from app.core.memory_files.store import MemoryFileStore
@@ -91,6 +93,7 @@ class Services:
         if self.memory.keys is not None:
             self.memory.keys.close()
         self.processor.backlog.close()
+        self.index.close()  # a running keyword reindex stops after its batch (it resumes later)
         self.access.close()
         self.memory.searcher.close()
         self.db.dispose()
@@ -378,4 +381,8 @@ def build_index_service(
     ]
     if keys is not None:
         kinds.append(IndexedKind("sentence keys", keys.corpus, keys.source, keys.repair))
-    return IndexService(db, leases, kinds)
+    # Existing messages' keyword entries catch up once with the body format (keyword_format.py).
+    reindex = KeywordReindex(
+        db, leases.clock, processor.corpus.keywords, keyword_body, KEYWORD_FORMAT, leases=leases
+    )
+    return IndexService(db, leases, kinds, keyword_reindex=reindex)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -10,13 +11,19 @@ from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.cli.search import render
+from app.core.index.keyword_format import ReindexStatus
 
 DEMO_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget decision")
 
 
 def stats_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
     """Counts of messages, tiers, platforms, summaries and vectors."""
-    data = guarded(services(ctx).memory.stats)
+    svc = services(ctx)
+    data = guarded(svc.memory.stats)
+    keyword_format = guarded(svc.index.keyword_format)
+    if keyword_format is not None:
+        # Whether old messages' keyword entries still wait for the background reindex.
+        data["keyword_reindex"] = keyword_format.to_dict()
     if as_json:
         print_json(data)
         return
@@ -89,14 +96,40 @@ def doctor_command(
                 f"removed {report.orphans_removed} orphan(s), re-indexed {report.keywords_rebuilt} text(s)"
             )
         check(f"index: {_KIND_NAMES.get(report.kind, report.kind)}", True, detail)
+    keyword_format = _keyword_format_check(svc, repair=repair, quiet=as_json)
+    if keyword_format is not None:
+        check("keyword format: messages", True, _keyword_format_detail(keyword_format))
     ann = guarded(svc.index.vector_indexes)
     for kind, state in ann.items():
         check(f"vector index: {_KIND_NAMES.get(kind, kind)}", True, _ann_detail(state))
     if as_json:
         kinds = [{**r.to_dict(), "vector_index": ann.get(r.kind)} for r in reports]
-        print_json({"ok": ok, "checks": checks, "kinds": kinds})
+        out: dict[str, object] = {"ok": ok, "checks": checks, "kinds": kinds}
+        if keyword_format is not None:
+            out["keyword_format"] = keyword_format.to_dict()
+        print_json(out)
     if not ok:
         raise typer.Exit(1)
+
+
+def _keyword_format_check(svc: Any, *, repair: bool, quiet: bool) -> ReindexStatus | None:
+    """The messages' keyword entries against the current body format; `--repair` finishes a
+    pending reindex here instead of leaving it to the background job."""
+    status = guarded(svc.index.keyword_format)
+    if status is None or not status.pending or not repair:
+        return status
+    with progress_bar("re-indexing keyword entries", status.total, enabled=not quiet) as update:
+        guarded(lambda: svc.index.reindex_keywords(progress=update))
+    return guarded(svc.index.keyword_format)
+
+
+def _keyword_format_detail(status: ReindexStatus) -> str:
+    if not status.pending:
+        return f"format {status.target}, {status.total} entr{'y' if status.total == 1 else 'ies'} current"
+    return (
+        f"format {status.format} of {status.target}: {status.done} of {status.total} rewritten so far; "
+        "a background job of `strata serve` or the app finishes it (or run `strata doctor --repair`)"
+    )
 
 
 def _ann_detail(state: dict[str, object]) -> str:

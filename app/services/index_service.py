@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any
 from app.core.index import maintenance
 from app.core.index.ann import AnnWork
 from app.core.index.corpus import Corpus
+from app.core.index.keyword_format import KeywordReindex, ReindexStatus
 from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import IndexSource, KindReport, Progress
 from app.core.storage.db import Database
@@ -20,6 +22,7 @@ log = logging.getLogger(__name__)
 
 REPAIR_JOB_ID = "index-repair"
 VECTOR_INDEX_JOB_ID = "index-vectors"
+KEYWORD_REINDEX_JOB_ID = "keyword-reindex"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +37,19 @@ class IndexedKind:
 
 
 class IndexService:
-    def __init__(self, db: Database, leases: WriterLeases, kinds: list[IndexedKind]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        leases: WriterLeases,
+        kinds: list[IndexedKind],
+        *,
+        keyword_reindex: KeywordReindex | None = None,
+    ) -> None:
         self.db = db
         self.leases = leases
         self.kinds = kinds
+        self.keyword_reindex = keyword_reindex
+        self._stop = threading.Event()  # set on close: a running reindex stops after its batch
         self._job: Any = None
         self._started = time.monotonic()  # "last search" until the first one
 
@@ -112,7 +124,28 @@ class IndexService:
             log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
         return done
 
+    def keyword_format(self) -> ReindexStatus | None:
+        """Whether the messages' keyword entries are in the current body format, and how far the
+        reindex that brings them there has come (None: no reindex wired)."""
+        return self.keyword_reindex.status() if self.keyword_reindex is not None else None
+
+    def reindex_keywords(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rewrite now the keyword entries still in an older format (doctor --repair); the count."""
+        if self.keyword_reindex is None:
+            return 0
+        return self.keyword_reindex.run(stop=self._stop, progress=progress)
+
+    def close(self) -> None:
+        self._stop.set()
+
     # -- background ---------------------------------------------------------------------------
+    def run_keyword_reindex_job(self) -> None:
+        """The scheduler's keyword reindex: batches off every request path, resumable, never raising."""
+        try:
+            self.reindex_keywords()
+        except Exception:
+            log.exception("keyword reindex failed; the next run goes on from where it stopped")
+
     def run_repair_job(self) -> None:
         """The scheduler's repair: off every request path, logged, never raising into the scheduler."""
         try:
@@ -153,3 +186,15 @@ class IndexService:
             coalesce=True,
             next_run_time=datetime.now(UTC) + timedelta(seconds=60),
         )
+        if self.keyword_reindex is not None:
+            # Once per format change, in batches; a no-op status read on every later run.
+            scheduler.add_job(
+                self.run_keyword_reindex_job,
+                "interval",
+                minutes=minutes,
+                id=KEYWORD_REINDEX_JOB_ID,
+                replace_existing=True,
+                max_instances=1,
+                coalesce=True,
+                next_run_time=datetime.now(UTC) + timedelta(seconds=10),
+            )

@@ -19,6 +19,7 @@ LABELS = {
     "index-repair": "Check and repair the search index",
     "index-reembed": "Re-embed after a model change",
     "index-vectors": "Index a large archive for search",
+    "keyword-reindex": "Update old messages' keyword entries",
 }
 CONNECTOR_PREFIX = "connector-sync:"
 # Jobs whose interval is a setting: job id → (settings.toml table, key).

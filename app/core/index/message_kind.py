@@ -46,6 +46,12 @@ def encode_row(row: RawMessageRow) -> aaak.EncodedRecord:
     )
 
 
+# The format `keyword_body` writes. Raise it whenever what the body holds changes: existing
+# entries are then rewritten once in the background (keyword_format.py). 1: text, person and
+# channel; 2: also the attachments' names (session 6).
+KEYWORD_FORMAT = 2
+
+
 def keyword_body(row: RawMessageRow) -> str:
     """What exact-match search sees: the normalized text, the names of its attachments (file
     names, photo captions: "the contract pdf Anna sent"), and who and where."""
