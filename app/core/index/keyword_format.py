@@ -37,8 +37,10 @@ from app.core.storage.models import Base, RawMessageRow
 
 log = logging.getLogger(__name__)
 
-BATCH = 500
-# A pause between batches: other writers (an import, a connector) get the write lock in between.
+BATCH = 250
+# The pause after a batch, at least: as long as the batch took, so the job takes at most half of
+# a core and of the write lock, and other writers (an import, a connector) get it in between
+# (docs/benchmarks.md, "Trust": search during the reindex of 100k messages).
 PAUSE_S = 0.02
 LEASE = "keyword-reindex:message"
 
@@ -139,6 +141,7 @@ class KeywordReindex:
         rewritten = 0
         started = time.perf_counter()
         while stop is None or not stop.is_set():
+            began = time.perf_counter()
             count, finished = self.db.write_with_retry(self._batch)
             rewritten += count
             if progress is not None:
@@ -152,7 +155,7 @@ class KeywordReindex:
                 )
                 break
             if self.pause_s:
-                time.sleep(self.pause_s)
+                time.sleep(max(self.pause_s, time.perf_counter() - began))
         return rewritten
 
     def _batch(self, session: Session) -> tuple[int, bool]:
