@@ -14,6 +14,44 @@ from app.core.errors import InvalidInput
 from app.core.sanitize import repair_text
 
 REQUIRED_FIELDS = ("platform", "message_id", "timestamp", "content")
+# Camel-case spellings accepted for the snake-case fields (attachments already use `contentType`
+# and `sizeBytes`, so files written by JavaScript tools use `messageId` throughout).
+ALIASES = {
+    "message_id": "messageId",
+    "bot_id": "botId",
+    "user_id": "userId",
+    "importance_score": "importanceScore",
+}
+
+
+def _field_name(name: str) -> str:
+    """How an error names a field: both spellings where a camel-case one is accepted."""
+    alias = ALIASES.get(name)
+    return f"{name} (or {alias})" if alias else name
+
+
+def with_aliases(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`data` with camel-case fields under their snake-case names; both spellings with different
+    values are refused (which one was meant is unknown)."""
+    found = {snake: camel for snake, camel in ALIASES.items() if camel in data}
+    if not found:
+        return data  # nearly every line: nothing to copy
+    merged = dict(data)
+    for snake, camel in found.items():
+        value = merged.pop(camel)
+        if (
+            snake in merged
+            and merged[snake] not in (None, "")
+            and value not in (None, "")
+            and merged[snake] != value
+        ):
+            raise InvalidInput(
+                f"'{snake}' and '{camel}' are both given, with different values",
+                hint=f"keep one of them ({snake} is the documented name)",
+            )
+        if merged.get(snake) in (None, ""):
+            merged[snake] = value
+    return merged
 
 
 def parse_timestamp(value: Any) -> int:
@@ -44,9 +82,10 @@ def message_from_mapping(data: Mapping[str, Any], *, default_user: str = DEFAULT
     """Build a RawMessage from the JSONL field names; InvalidInput names what is missing or wrong."""
     if not isinstance(data, Mapping):
         raise InvalidInput(f"expected a JSON object, got {type(data).__name__}")
+    data = with_aliases(data)
     missing = [f for f in REQUIRED_FIELDS if data.get(f) in (None, "")]
     if missing:
-        raise InvalidInput(f"missing required field(s): {', '.join(missing)}")
+        raise InvalidInput(f"missing required field(s): {', '.join(_field_name(f) for f in missing)}")
     content = data["content"]
     if not isinstance(content, str):
         raise InvalidInput(f"'content' must be a string, got {type(content).__name__}")
@@ -125,7 +164,7 @@ def parse_jsonl(
         try:
             yield dataclasses.replace(message_from_mapping(data, default_user=default_user), line=number)
         except InvalidInput as exc:
-            message_id = data.get("message_id") if isinstance(data, dict) else None
+            message_id = (data.get("message_id") or data.get("messageId")) if isinstance(data, dict) else None
             yield IngestError(
                 line=number, reason=str(exc), message_id=repair_text(str(message_id)) if message_id else None
             )

@@ -6,7 +6,7 @@ import pytest
 
 from app.core.domain import IngestError, RawMessage
 from app.core.errors import InvalidInput
-from app.core.jsonl import parse_jsonl, parse_timestamp
+from app.core.jsonl import message_from_mapping, parse_jsonl, parse_timestamp
 
 
 def test_timestamp_forms() -> None:
@@ -51,3 +51,30 @@ def test_lines_become_messages_or_numbered_errors() -> None:
     assert "UTF-8" in errors[2].reason
     assert "JSON object" in errors[3].reason
     assert "timestamp" in errors[4].reason
+
+
+def test_camel_case_spellings_are_accepted_too() -> None:
+    """Attachments use `contentType`, so files written by JavaScript tools say `messageId` too."""
+    line = {
+        "platform": "slack",
+        "messageId": "7",
+        "botId": "B",
+        "userId": "u3",
+        "importanceScore": 0.5,
+        "timestamp": 1714555800000,
+        "content": "hi",
+        "attachments": [{"name": "a.pdf", "contentType": "application/pdf"}],
+    }
+    message = message_from_mapping(line)
+    assert (message.message_id, message.bot_id, message.user_id) == ("7", "B", "u3")
+    assert message.importance_score == 0.5
+    # Both spellings with the same value are fine; with different values, which was meant is unknown.
+    assert message_from_mapping({**line, "message_id": "7"}).message_id == "7"
+    with pytest.raises(InvalidInput, match="'message_id' and 'messageId'"):
+        message_from_mapping({**line, "message_id": "8"})
+
+
+def test_a_missing_id_names_both_spellings() -> None:
+    out = list(parse_jsonl([json.dumps({"platform": "s", "timestamp": 1, "content": "x"})]))
+    assert isinstance(out[0], IngestError)
+    assert "message_id (or messageId)" in out[0].reason
