@@ -11,11 +11,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.core.clock import DAY_MS, Clock
+from app.core.clock import Clock
 from app.core.embeddings.base import Embedder
 from app.core.storage.db import Database
 from app.core.storage.models import RawMessageRow
-from insights import closure, merge
+from insights import closure, merge, reading
 from insights.extractors import Extractor
 from insights.index import InsightIndex
 from insights.model import ChatMessage, InsightDraft, InsightKind, InsightStatus, insight_id
@@ -24,7 +24,6 @@ from insights.tables import InsightRow
 
 log = logging.getLogger(__name__)
 DEFAULT_BOT_ID = "local"
-CONTEXT_MS = 14 * DAY_MS  # earlier messages re-read so answers and acceptances find their question
 BATCH = 300
 OVERLAP = 40
 
@@ -48,6 +47,8 @@ class GenerationReport:
     extractors: dict[str, int] = field(default_factory=dict)
     ids: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # e.g. the LLM's daily cap stopped it: announced, never silent
+    analysed: int = 0  # new messages analysed by this run
+    pending: int = 0  # new messages left for the next run (its `limit` was reached)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +60,8 @@ class GenerationReport:
             "unchanged": self.unchanged,
             "extractors": dict(self.extractors),
             "notices": list(self.notices),
+            "analysed": self.analysed,
+            "pending": self.pending,
         }
 
 
@@ -109,66 +112,65 @@ class InsightPipeline:
         return [w for _, w in work], len(groups)
 
     def run(
-        self, *, full: bool = False, progress: Callable[[int, int], None] | None = None
-    ) -> GenerationReport:
+        self, *, full: bool = False, progress: Callable[[int, int], None] | None = None,
+        limit: int | None = None,
+    ) -> GenerationReport:  # fmt: skip
+        """Analyse the groups with new messages; with `limit`, at most that many new messages.
+
+        Each group's new messages go in chunks (row order) with bounded context, and its cursor moves
+        after each chunk, so a run cut short by `limit` (or stopped) resumes where it ended; the
+        report's `pending` says how many new messages wait for the next run.
+        """
         work, total = self.pending(full=full)
-        created = updated = unchanged = read = 0
+        created = updated = unchanged = read = analysed = pending = processed = 0
         used: dict[str, int] = {}
         ids: list[str] = []
         notices: list[str] = []
+        with self.db.read() as session:
+            cursors = {} if full else self.repo.cursors(session, self.user_id)
         for n, group in enumerate(work, 1):
-            messages, bot_id = self._messages(group, full)
-            read += len(messages)
-            for batch in _batches(messages):
-                drafts = self.extractor.extract(batch)
-                source = getattr(self.extractor, "last_source", self.extractor.name)
-                used[source] = used.get(source, 0) + 1
-                cap = getattr(self.extractor, "cap_reached", None)
-                if cap and cap not in notices:
-                    notices.append(cap)
-                c, u, s, changed = self._store(drafts, bot_id, source, batch)
-                created, updated, unchanged = created + c, updated + u, unchanged + s
-                ids.extend(changed)
-            with self.db.write() as session:
-                self.repo.set_cursor(
-                    session, user_id=self.user_id, platform=group.platform, channel=group.channel,
-                    row_id=group.max_row_id, at=self.clock.now_ms(),
-                )  # fmt: skip
+            left = None if limit is None else limit - analysed
+            if left is not None and left <= 0:
+                pending += group.new_messages
+                continue
+            processed += 1
+            seen = cursors.get((group.platform, group.channel), 0)
+            size = reading.CHUNK if left is None else min(reading.CHUNK, left)
+            done_here = 0
+            for chunk in reading.chunks(
+                self.db, self.user_id, group.platform, group.channel, seen, size=size
+            ):
+                read += len(chunk.messages)
+                bot_id = chunk.bot_id or DEFAULT_BOT_ID
+                for batch in _batches(chunk.messages):
+                    # Drafts resting only on context messages were stored when those were new.
+                    drafts = [
+                        d for d in self.extractor.extract(batch) if chunk.new_ids.intersection(d.evidence)
+                    ]
+                    source = getattr(self.extractor, "last_source", self.extractor.name)
+                    used[source] = used.get(source, 0) + 1
+                    cap = getattr(self.extractor, "cap_reached", None)
+                    if cap and cap not in notices:
+                        notices.append(cap)
+                    c, u, s, changed = self._store(drafts, bot_id, source, batch)
+                    created, updated, unchanged = created + c, updated + u, unchanged + s
+                    ids.extend(changed)
+                with self.db.write() as session:
+                    self.repo.set_cursor(
+                        session, user_id=self.user_id, platform=group.platform, channel=group.channel,
+                        row_id=chunk.max_row_id, at=self.clock.now_ms(),
+                    )  # fmt: skip
+                analysed += chunk.new_count
+                done_here += chunk.new_count
+                if limit is not None and analysed >= limit:
+                    break
+            pending += max(0, group.new_messages - done_here)
             if progress:
                 progress(n, len(work))
         return GenerationReport(
-            total, len(work), read, created, updated, unchanged, used, tuple(ids), tuple(notices)
-        )
-
-    def _messages(self, group: GroupWork, full: bool) -> tuple[list[ChatMessage], str]:
-        base = (
-            RawMessageRow.user_id == self.user_id,
-            RawMessageRow.platform == group.platform,
-            RawMessageRow.channel == group.channel,
-        )
-        with self.db.read() as session:
-            seen = (
-                0
-                if full
-                else self.repo.cursors(session, self.user_id).get((group.platform, group.channel), 0)
-            )
-            first_new = session.scalar(
-                select(func.min(RawMessageRow.timestamp)).where(*base, RawMessageRow.id > seen)
-            )
-            start = (first_new or 0) - CONTEXT_MS if seen else 0
-            rows = session.scalars(
-                select(RawMessageRow).where(*base, RawMessageRow.timestamp >= start)
-                .order_by(RawMessageRow.timestamp, RawMessageRow.id)
-            ).all()  # fmt: skip
-        bots = [r.bot_id for r in rows if r.bot_id]
-        messages = [
-            ChatMessage(
-                message_id=r.message_id, person=r.person, timestamp=r.timestamp, content=r.content,
-                platform=r.platform, channel=r.channel, bot_id=r.bot_id,
-            )
-            for r in rows
-        ]  # fmt: skip
-        return messages, (bots[0] if bots else DEFAULT_BOT_ID)
+            total, processed, read, created, updated, unchanged, used, tuple(ids), tuple(notices),
+            analysed=analysed, pending=pending,
+        )  # fmt: skip
 
     def _store(
         self, drafts: list[InsightDraft], bot_id: str, source: str, messages: Sequence[ChatMessage] = ()

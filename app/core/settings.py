@@ -117,6 +117,9 @@ class InsightSettings(BaseModel):
     frequency_max_count: int = 20
     schedule_minutes: int = 60
     use_llm: bool = True
+    # New messages one scheduled run analyses; the rest waits for a catch-up run a minute later,
+    # so a 100k import never holds the model and the copies for half an hour in one run.
+    max_messages_per_run: int = Field(default=2000, ge=100)
 
 
 class ProjectSettings(BaseModel):

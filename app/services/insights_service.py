@@ -65,9 +65,11 @@ class InsightsService:
 
     # -- generation --------------------------------------------------------------------------------
     def generate(
-        self, *, full: bool = False, progress: Callable[[int, int], None] | None = None
-    ) -> GenerationReport:
-        report = self.pipeline.run(full=full, progress=progress)
+        self, *, full: bool = False, progress: Callable[[int, int], None] | None = None,
+        limit: int | None = None,
+    ) -> GenerationReport:  # fmt: skip
+        """Analyse new messages (all of them, or at most `limit`: the report's `pending` is the rest)."""
+        report = self.pipeline.run(full=full, progress=progress, limit=limit)
         self.refresh_ranks()
         if self.events and report.ids:
             self.events.publish(Change("insight", "generated", report.ids, report.to_dict()))

@@ -58,7 +58,10 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
         (
             "insights",
             lambda: register_insights_job(
-                scheduler, services.insights, minutes=services.settings.insights.schedule_minutes
+                scheduler,
+                services.insights,
+                minutes=services.settings.insights.schedule_minutes,
+                max_messages=services.settings.insights.max_messages_per_run,
             ),
         ),
     )

@@ -17,6 +17,11 @@ Each step prints RSS split into anonymous memory and mapped files, PSS and USS (
 from /proc/PID/smaps_rollup; the search after the idle period also prints the server's CPU
 seconds and major page faults for it (library pages read back), which do not depend on load.
 `--keep-pages` turns `resources.drop_library_pages` off for a before/after.
+
+The server's child processes count too: REST search workers (`api.search_workers`) start when
+searches overlap and stop after `api.search_worker_idle_seconds`, and multiprocessing's resource
+tracker stays. Every step prints their number and RSS and the sum with the server's;
+`--concurrent N` sends the first searches N at a time so the workers start (a busy server).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.security import load_or_create_token
 from app.api.server import free_port
-from tests.benchmarks.bench_rest import ROOT, rss_mb, wait_ready
+from tests.benchmarks.bench_rest import ROOT, children, rss_mb, wait_ready
 
 QUERIES = ["dinner plans with the team", "flight to berlin", "deploy broke the build", "birthday gift"]
 
@@ -64,6 +69,37 @@ def memory(pid: int | str = "self") -> str:
     parts = (kb["Rss"], kb["Anonymous"], kb["Rss"] - kb["Anonymous"], kb["Pss"], uss)
     mb = [v / 1024 for v in parts]
     return "RSS {:.0f} MB (anonymous {:.0f}, file {:.0f}), PSS {:.0f}, USS {:.0f}".format(*mb)
+
+
+def family(pid: int) -> str:
+    """The server's child processes (search workers, resource tracker): count, RSS, and the total."""
+    sizes = []
+    for child in children(pid):
+        try:
+            sizes.append(rss_mb(child))
+        except OSError:
+            continue
+    own = rss_mb(pid)
+    listed = " + ".join(f"{mb:.0f}" for mb in sizes) or "none"
+    return f"children {len(sizes)} ({listed} MB); server + children {own + sum(sizes):.0f} MB"
+
+
+def concurrent_searches(url: str, token: str, n: int) -> None:
+    """`n` searches at once, so the server hands them to its search workers (which then start)."""
+
+    async def one(client: httpx.AsyncClient, i: int) -> None:
+        response = await client.get(
+            "/api/search", params={"q": f"{QUERIES[i % len(QUERIES)]} {i}", "limit": 10}
+        )
+        response.raise_for_status()
+
+    async def all_of_them() -> None:
+        headers = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=600) as client:
+            for round_ in range(3):  # the first round starts the workers, the next ones use them
+                await asyncio.gather(*(one(client, round_ * n + i) for i in range(n)))
+
+    asyncio.run(all_of_them())
 
 
 def cpu_and_faults(pid: int) -> tuple[float, int]:
@@ -132,10 +168,21 @@ def in_process(data_dir: Path, drop_pages: bool) -> None:
     services.close()
 
 
-def sample(pid: int, seconds: float, every: float = 5.0) -> list[tuple[float, float]]:
+def children_mb(pid: int) -> float:
+    total = 0.0
+    for child in children(pid):
+        try:
+            total += rss_mb(child)
+        except OSError:
+            continue
+    return total
+
+
+def sample(pid: int, seconds: float, every: float = 5.0) -> list[tuple[float, float, float]]:
+    """(seconds, server RSS, children's RSS) every `every` seconds."""
     out, started = [], time.monotonic()
     while time.monotonic() - started < seconds:
-        out.append((time.monotonic() - started, rss_mb(pid)))
+        out.append((time.monotonic() - started, rss_mb(pid), children_mb(pid)))
         time.sleep(every)
     return out
 
@@ -146,6 +193,7 @@ def main() -> int:
     parser.add_argument("--mode", choices=("serve", "ui"), default="serve")
     parser.add_argument("--settle", type=float, default=30, help="seconds for start-up jobs")
     parser.add_argument("--searches", type=int, default=1)
+    parser.add_argument("--concurrent", type=int, default=0, help="then 3 rounds of N searches at once")
     parser.add_argument("--idle", type=float, default=150)
     parser.add_argument(
         "--release-after",
@@ -201,10 +249,15 @@ def main() -> int:
         for i in range(1, args.searches):
             search(url, token, QUERIES[i % len(QUERIES)])
         print(f"first search {first:.0f} ms; after {args.searches} search(es): {memory(server.pid)}")
+        if args.concurrent:
+            concurrent_searches(url, token, args.concurrent)
+            print(f"after 3 × {args.concurrent} concurrent searches: {memory(server.pid)}")
+        print(f"  {family(server.pid)}")
         curve = sample(server.pid, args.idle)
-        for at, mb in curve[:: max(1, len(curve) // 12)]:
-            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB")
+        for at, mb, kids in curve[:: max(1, len(curve) // 12)]:
+            print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB, children {kids:6.0f} MB")
         print(f"idle after {args.idle:.0f} s: {memory(server.pid)} (load {os.getloadavg()[0]:.1f})")
+        print(f"  {family(server.pid)}")
         cpu, faults = cpu_and_faults(server.pid)
         again = search(url, token, QUERIES[-1])
         cpu_after, faults_after = cpu_and_faults(server.pid)
@@ -219,6 +272,7 @@ def main() -> int:
             f"(load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)",
             flush=True,
         )
+        print(f"  {family(server.pid)}")
     finally:
         server.terminate()
         try:

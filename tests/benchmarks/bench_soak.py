@@ -15,7 +15,14 @@ RSS right before and 90 s after each forgetting run, and the idle figure, with l
 With `--quiet-seconds`, searches and imports pause for that long after every `--busy-seconds`
 (forgetting keeps its schedule): with short idle settings the server releases and rebuilds
 each cycle, and the RSS at the end of each quiet period shows whether anything stays behind.
-Each sample also records the server's anonymous memory (the rest of RSS is mapped files).
+Each sample also records the server's anonymous memory (the rest of RSS is mapped files), the
+RSS of its child processes (the REST search workers, which start when searches overlap and stop
+after `api.search_worker_idle_seconds`, and multiprocessing's resource tracker), the CPU seconds
+of the whole tree, and insight runs (seen as the insight cursors moving in SQLite, read-only). The
+server's log goes to `--log`; insight runs skipped as "still running" are counted from it.
+
+    python tests/benchmarks/bench_soak.py --data-dir DIR   # a built 100k dir (copied, not modified)
+    python tests/benchmarks/bench_soak.py --mode ui ...    # the desktop app (offscreen) instead
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import asyncio
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -39,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from app.api.security import load_or_create_token
 from app.api.server import free_port
 from tests.benchmarks import bench_search, synthetic
-from tests.benchmarks.bench_rest import ROOT, ensure_data, rss_mb, wait_ready
+from tests.benchmarks.bench_rest import ROOT, children, ensure_data, rss_mb, tree_cpu_seconds, wait_ready
 
 
 def anonymous_mb(pid: int) -> float:
@@ -59,26 +67,59 @@ def quiet(args: argparse.Namespace, started: float) -> float:
 
 
 class Sampler(threading.Thread):
-    """RSS of the server every `period` seconds, with the event (if any) that just happened."""
+    """RSS of the server and its children every `period` seconds, with the events that just happened."""
 
-    def __init__(self, pid: int, period: float) -> None:
+    def __init__(self, pid: int, period: float, database: Path | None = None) -> None:
         super().__init__(daemon=True)
         self.pid, self.period = pid, period
+        self.database = database  # read-only: insight runs show as their cursors moving
         self.started = time.monotonic()
         self.rows: list[tuple[float, float, float, str]] = []  # seconds, MB, load, event
         self.anonymous: list[float] = []  # MB of anonymous memory at each row (the rest: files)
+        self.children: list[tuple[int, float]] = []  # child processes and their RSS (MB) at each row
+        self.cpu: list[float] = []  # CPU seconds of the server and its children so far
         self.events: list[tuple[float, str]] = []
         self.stop = threading.Event()
+        self._cursor: tuple[int, int] | None = None
 
     def mark(self, event: str) -> None:
         self.events.append((time.monotonic() - self.started, event))
 
+    def insight_progress(self) -> None:
+        if self.database is None:
+            return
+        query = "SELECT coalesce(max(last_run_at), 0), count(*) FROM insight_group_cursors"
+        try:
+            con = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1)
+            try:
+                row = con.execute(query).fetchone()
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return
+        now = (int(row[0]), int(row[1]))
+        if self._cursor is not None and now != self._cursor:
+            self.mark("insights")
+        self._cursor = now
+
     def run(self) -> None:
         while not self.stop.is_set():
+            self.insight_progress()
             at = time.monotonic() - self.started
-            event = ",".join(e for t, e in self.events if at - self.period < t <= at)
+            event = ",".join(dict.fromkeys(e for t, e in self.events if at - self.period < t <= at))
             self.rows.append((at, rss_mb(self.pid), os.getloadavg()[0], event))
             self.anonymous.append(anonymous_mb(self.pid))
+            kids = []
+            for child in children(self.pid):
+                try:
+                    kids.append(rss_mb(child))
+                except OSError:
+                    continue
+            self.children.append((len(kids), sum(kids)))
+            try:
+                self.cpu.append(tree_cpu_seconds(self.pid))
+            except OSError:
+                self.cpu.append(self.cpu[-1] if self.cpu else 0.0)
             self.stop.wait(self.period)
 
     def rss_at(self, seconds: float) -> float:
@@ -159,17 +200,32 @@ async def drive(url: str, token: str, args: argparse.Namespace, sampler: Sampler
     return counts
 
 
-def report(sampler: Sampler, idle_from: float) -> None:
+def report(sampler: Sampler, idle_from: float, bucket: float = 300.0) -> None:
+    """The curve per `bucket` seconds as a markdown table, the quiet periods' ends, the end state."""
     rows = sampler.rows
-    print("minute  RSS max  RSS last  load")
-    bucket = 300.0
+    print(
+        "| minutes | server RSS max | server RSS min (anonymous) | children: most, RSS max | server + "
+        "children max | CPU s | load | events |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for start in range(0, int(rows[-1][0]) + 1, int(bucket)):
-        inside = [r for r in rows if start <= r[0] < start + bucket]
-        if inside:
-            print(
-                f"{start / 60:6.0f}  {max(r[1] for r in inside):7.0f}  {inside[-1][1]:8.0f}  "
-                f"{inside[-1][2]:4.1f}"
-            )
+        inside = [i for i, r in enumerate(rows) if start <= r[0] < start + bucket]
+        if not inside:
+            continue
+        low = min(inside, key=lambda i: rows[i][1])
+        events: dict[str, int] = {}
+        for i in inside:
+            for e in filter(None, rows[i][3].split(",")):
+                events[e] = events.get(e, 0) + 1
+        cpu = sampler.cpu[inside[-1]] - sampler.cpu[max(0, inside[0] - 1)]
+        print(
+            f"| {start / 60:.0f}–{(start + bucket) / 60:.0f} | {max(rows[i][1] for i in inside):,.0f} | "
+            f"{rows[low][1]:,.0f} ({sampler.anonymous[low]:,.0f}) | "
+            f"{max(sampler.children[i][0] for i in inside)}, "
+            f"{max(sampler.children[i][1] for i in inside):,.0f} | "
+            f"{max(rows[i][1] + sampler.children[i][1] for i in inside):,.0f} | {cpu:.0f} | "
+            f"{rows[inside[-1]][2]:.1f} | {', '.join(f'{e} ×{n}' for e, n in events.items())} |"
+        )
     for at, event in sampler.events:
         if event == "forget-end":
             before = max(0.0, at - 1)
@@ -182,12 +238,24 @@ def report(sampler: Sampler, idle_from: float) -> None:
             near = min(range(len(rows)), key=lambda i: abs(rows[i][0] - (at - 1)))
             print(
                 f"end of a quiet period at {at / 60:5.1f} min: RSS {rows[near][1]:.0f} MB "
-                f"(anonymous {sampler.anonymous[near]:.0f})"
+                f"(anonymous {sampler.anonymous[near]:.0f}), children {sampler.children[near][0]} "
+                f"({sampler.children[near][1]:.0f} MB)"
             )
-    idle = [r[1] for r in rows if r[0] >= idle_from]
+    insight_times = [t for t, e in sampler.events if e == "insights"]
+    if insight_times:
+        print(
+            f"insight cursors moved {len(insight_times)} times, last at {insight_times[-1] / 60:.1f} min "
+            f"(the idle tail began at {idle_from / 60:.1f} min)"
+        )
+    idle = [i for i, r in enumerate(rows) if r[0] >= idle_from] or [len(rows) - 1]
+    end = idle[-1]
     print(
-        f"start {rows[0][1]:.0f} MB, peak {max(r[1] for r in rows):.0f} MB, "
-        f"idle at the end {idle[-1] if idle else rows[-1][1]:.0f} MB (load {rows[-1][2]:.1f})"
+        f"start {rows[0][1]:.0f} MB, peak {max(r[1] for r in rows):.0f} MB (with children "
+        f"{max(r[1] + c[1] for r, c in zip(rows, sampler.children, strict=True)):.0f}); end of the idle "
+        f"tail: server {rows[end][1]:.0f} MB (anonymous {sampler.anonymous[end]:.0f}), children "
+        f"{sampler.children[end][0]} ({sampler.children[end][1]:.0f} MB), lowest in the tail "
+        f"{min(rows[i][1] for i in idle):.0f} MB (load {rows[end][2]:.1f}); tree CPU "
+        f"{sampler.cpu[end]:.0f} s"
     )
 
 
@@ -196,6 +264,12 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="a built data dir (copied), not --workdir's"
+    )
+    parser.add_argument(
+        "--mode", choices=("serve", "ui"), default="serve", help="ui: the desktop app, offscreen"
+    )
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--search-rate", type=float, default=4.0, help="searches per second, all clients")
     parser.add_argument("--import-every", type=float, default=60)
@@ -205,13 +279,18 @@ def main() -> int:
     parser.add_argument("--sample", type=float, default=5)
     parser.add_argument("--idle", type=float, default=150, help="quiet seconds at the end")
     parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--log", type=Path, default=None, help="the server's output (default: a temp file)")
     parser.add_argument("--busy-seconds", type=float, default=300, help="with --quiet-seconds")
     parser.add_argument(
         "--quiet-seconds", type=float, default=0, help="pause searches and imports this long per cycle"
     )
     args = parser.parse_args()
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-bench-soak-"))
-    source = ensure_data(workdir, args.n)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in a log file
+    if args.data_dir is not None:
+        source = args.data_dir
+    else:
+        workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-bench-soak-"))
+        source = ensure_data(workdir, args.n)
     data_dir = Path(tempfile.mkdtemp(prefix="strata-soak-")) / "data"
     shutil.copytree(source, data_dir)  # the soak imports and forgets: keep the built index clean
     token = load_or_create_token(data_dir / "api-token")
@@ -219,36 +298,49 @@ def main() -> int:
     url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
-        "STRATA_LOG_LEVEL": "WARNING",
+        "STRATA_LOG_LEVEL": "WARNING",  # APScheduler's "skipped: … running instances" is a warning
         "STRATA_INSIGHTS__SCHEDULE_MINUTES": str(args.insights_minutes),
+        "STRATA_API__PORT": str(port),
+        "QT_QPA_PLATFORM": "offscreen",
     }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir), "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-    )
-    sampler = Sampler(server.pid, args.sample)
+    command = [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir)]
+    command += ["serve", "--port", str(port)] if args.mode == "serve" else ["ui"]
+    log_path = args.log or data_dir.parent / "server.log"
+    log = log_path.open("w", encoding="utf-8")
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    sampler = Sampler(server.pid, args.sample, data_dir / "strata.sqlite3")
     try:
-        asyncio.run(wait_ready(url))
+        asyncio.run(wait_ready(url, timeout=600))
         sampler.start()
         counts = asyncio.run(drive(url, token, args, sampler))
         idle_from = time.monotonic() - sampler.started
         sampler.mark("idle")
+        print(f"load stopped at {idle_from / 60:.1f} min: {counts}; idle for {args.idle:.0f} s")
         time.sleep(args.idle)
     finally:
         sampler.stop.set()
+        sampler.join(timeout=30)
         server.terminate()
         server.wait(timeout=60)
-        shutil.rmtree(data_dir.parent, ignore_errors=True)
-    print(f"soak {args.minutes:.0f} min at {args.n} messages: {counts}")
+        log.close()
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    skipped = text.count("maximum number of running instances")
+    if args.log is None:
+        shutil.copy(log_path, Path(tempfile.gettempdir()) / "strata-soak-server.log")
+        log_path = Path(tempfile.gettempdir()) / "strata-soak-server.log"
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
+    print(f"soak {args.minutes:.0f} min at {args.n} messages ({args.mode}): {counts}")
+    print(f"scheduled runs skipped as still running: {skipped} (server log {log_path})")
     report(sampler, idle_from)
     if args.csv:
+        head = "seconds,rss_mb,anonymous_mb,children,children_mb,total_mb,cpu_s,load,event"
         samples = [
-            f"{a:.0f},{b:.1f},{anon:.1f},{c:.2f},{d}"
-            for (a, b, c, d), anon in zip(sampler.rows, sampler.anonymous, strict=False)
+            f"{a:.0f},{b:.1f},{anon:.1f},{kids[0]},{kids[1]:.1f},{b + kids[1]:.1f},{cpu:.1f},{c:.2f},{d}"
+            for (a, b, c, d), anon, kids, cpu in zip(
+                sampler.rows, sampler.anonymous, sampler.children, sampler.cpu, strict=False
+            )
         ]
-        lines = ["seconds,rss_mb,anonymous_mb,load,event", *samples]
-        args.csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        args.csv.write_text("\n".join([head, *samples]) + "\n", encoding="utf-8")
         print(f"curve written to {args.csv}")
     print(f"machine {os.cpu_count()} cores")
     return 0
