@@ -85,6 +85,7 @@ def instrument(services: Any, timeline: Timeline) -> None:
 
     searcher_embedder = searcher.embedder
     timed_embedder = Embedder()
+    timed_embedder.embedder = searcher_embedder  # type: ignore[attr-defined]
     timed_embedder.embed_query = wrap("embed query", real_embed)  # type: ignore[attr-defined]
     searcher.embedder = timed_embedder
     searcher.corpus.vector_leg = wrap("vector leg (ANN)", searcher.corpus.vector_leg)
@@ -110,6 +111,15 @@ def instrument(services: Any, timeline: Timeline) -> None:
         return (waits if caller == messages_module.__name__ else plain)(self, timeout)
 
     Future.result = result  # type: ignore[method-assign]
+
+
+def clear_query_cache(embedder: Any) -> None:
+    """Forget the query vectors the embedder keeps (the last 256), through its wrappers."""
+    while embedder is not None:
+        for name in ("_cache", "_query_cache"):
+            getattr(embedder, name, {}).clear()
+        inner = getattr(embedder, "active", None) or getattr(embedder, "embedder", None)
+        embedder = inner if inner is not embedder else None
 
 
 def _draw(spans: list[tuple[str, str, float, float]], total: float, width: int = 72) -> None:
@@ -181,8 +191,7 @@ def main() -> int:
     ]
     for label, chosen in (("no filter", [SearchFilters()]), ("filters", filters)):
         # Each pass embeds its queries anew (the embedder keeps the last 256 query vectors).
-        for name in ("_cache", "_query_cache"):
-            getattr(services.memory.searcher.embedder, name, {}).clear()
+        clear_query_cache(services.memory.searcher.embedder)
         print(f"[{label}]")
         run(services, queries, chosen, timeline, args.draw)
     services.close()

@@ -227,11 +227,13 @@ class MessageSearcher:
         if not keys:
             return RankedMessages([], 0)
         if store is not None and self._stored_windows():
-            # The keyword candidates were read on the worker; the vector candidates' rows,
-            # turns and window vectors are read half here, half on a worker (SQLite and LanceDB
-            # release the GIL: the two halves take the time of one on two cores). Reading every
-            # vector candidate's window vectors now, not only the best 40's once the ranking has
-            # picked them (`windows_for`), takes that lookup off the search's critical path.
+            # The keyword candidates were read on the worker; the vector candidates' rows and
+            # turns are read half here, half on a worker (SQLite releases the GIL: the two
+            # halves take the time of one on two cores). Their vectors wait for the ranking to
+            # pick the best of them (`windows_for`): reading every vector candidate's window
+            # vectors in the halves instead cost ~10 ms more CPU a search at 1M (one more
+            # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
+            # "1M: wall-clock critical path").
             todo = store.unread(keys)
             half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
             self._read_rows(store, todo[len(todo) // 2 :])
@@ -380,7 +382,7 @@ class MessageSearcher:
         keys = [h.key for h in hits]
         if self._stored_windows():
             with self.db.read() as session:
-                store.prefetch(session, keys)
+                store.read(session, keys)
         return hits, store.vectors(keys)
 
     def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
