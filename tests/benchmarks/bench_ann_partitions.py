@@ -63,14 +63,15 @@ def main() -> int:
             flush=True,
         )
     stats = table.index_stats("vector_idx")
-    print(f"index: {stats.index_type}, partitions {getattr(stats, 'num_partitions', '?')}, load {os.getloadavg()[0]:.1f}")
+    print(f"index: {stats.index_type}, load {os.getloadavg()[0]:.1f}")
     embedder = build_embedder(EmbeddingSettings())
     queries = np.stack([embedder.embed_query(q) for q in locomo_corpus.queries(98)[: args.queries]]).astype(
         np.float32
     )
     data = table.to_arrow().select(["key", "vector", "platform", "archived"])
     keys = np.asarray(data.column("key").to_pylist())
-    matrix = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32).reshape(len(keys), -1)
+    flat = data.column("vector").combine_chunks().flatten()
+    matrix = np.asarray(flat, dtype=np.float32).reshape(len(keys), -1)
     slack = np.asarray(data.column("platform").to_pylist()) == "slack"
     alive = ~np.asarray(data.column("archived").to_pylist(), dtype=bool)
     del data
@@ -80,7 +81,8 @@ def main() -> int:
         for q in queries:
             scores = matrix @ q
             scores[~mask] = -np.inf
-            truth.append(keys[np.argpartition(-scores, POOL)[:POOL]][np.argsort(-scores[np.argpartition(-scores, POOL)[:POOL]])])
+            top = np.argpartition(-scores, POOL)[:POOL]
+            truth.append(keys[top[np.argsort(-scores[top])]])
         exact[label] = truth
     del matrix
     for probes in (int(p) for p in args.probes.split(",")):
@@ -97,12 +99,14 @@ def main() -> int:
                 got = search.select(["key", "_distance", "archived"]).to_arrow()
                 walls.append((time.perf_counter() - started) * 1000)
                 cpus.append((time.process_time() - cpu) * 1000)
-                found = [k for k, a in zip(got.column("key").to_pylist(), got.column("archived").to_pylist(), strict=True) if not a][:POOL]
+                pairs = zip(got.column("key").to_pylist(), got.column("archived").to_pylist(), strict=True)
+                found = [k for k, archived in pairs if not archived][:POOL]
                 truth = exact[label][n]
                 r10 += len(set(found[:10]) & set(truth[:10])) / 10
                 r30 += len(set(found) & set(truth)) / POOL
             print(
-                f"  probes {probes:4d}, refine {args.refine}, {label:9s}: Recall@10 {r10 / len(queries):.3f}, "
+                f"  probes {probes:4d}, refine {args.refine}, {label:9s}: "
+                f"Recall@10 {r10 / len(queries):.3f}, "
                 f"Recall@30 {r30 / len(queries):.3f}; wall p50 {statistics.median(walls):.1f} ms, "
                 f"CPU p50 {statistics.median(cpus):.1f} ms (load {os.getloadavg()[0]:.1f})",
                 flush=True,

@@ -92,7 +92,8 @@ def instrument(services: Any, timeline: Timeline) -> None:
     for name in ("_keyword_candidates", "_keyword_and_vectors", "_read_rows", "_named_nearest", "_key_leg"):
         setattr(searcher, name, wrap(name, getattr(searcher, name)))
     for name in ("windows", "_read", "vectors", "prefetch"):
-        setattr(stored_module.StoredWindows, name, wrap(f"stored.{name}", getattr(stored_module.StoredWindows, name)))
+        method = getattr(stored_module.StoredWindows, name)
+        setattr(stored_module.StoredWindows, name, wrap(f"stored.{name}", method))
     messages_module.rank_messages = wrap("rank_messages", messages_module.rank_messages)
     messages_module.resolve_keys = wrap("resolve_keys", messages_module.resolve_keys)
     collection = searcher.corpus.collection
@@ -130,7 +131,9 @@ def _draw(spans: list[tuple[str, str, float, float]], total: float, width: int =
         print(f"    {thread:6s} {name:24.24s} {a:6.1f}-{b:6.1f} |{bar}")
 
 
-def run(services: Any, queries: list[str], filters: list[SearchFilters], timeline: Timeline, draw: int) -> None:
+def run(
+    services: Any, queries: list[str], filters: list[SearchFilters], timeline: Timeline, draw: int
+) -> None:
     totals: list[float] = []
     per: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     recorded: list[tuple[float, list[tuple[str, str, float, float]]]] = []

@@ -51,9 +51,8 @@ def _search(services, text: str) -> list[tuple[str, float]]:
 def test_an_empty_key_collection_costs_no_second_embedding(services, counted, monkeypatch) -> None:
     searcher = services.memory.searcher
     searcher.config = replace(searcher.config, floor_nameless=False)  # its own embedding: next test
-    ids = services.memory.ingest(
-        [make_message(1, content=LONG, person="bruno"), *(make_message(n, person="bruno") for n in range(2, 8))]
-    ).ids
+    batch = [make_message(1, content=LONG, person="bruno")]
+    ids = services.memory.ingest([*batch, *(make_message(n, person="bruno") for n in range(2, 8))]).ids
     keys = searcher.keys
     assert keys is not None and keys.collection.count() > 0
     services.memory.delete(ids[0])  # its keys go with it: the collection is there, empty
