@@ -2,7 +2,9 @@
 
 Past `INDEX_MIN_ROWS` rows a collection gets a LanceDB IVF index on its vectors plus scalar
 indexes on its prefilter columns, built and refreshed by a background job (never by a search).
-Searches then probe `NPROBES` partitions and re-score `REFINE_FACTOR` × limit candidates from
+Searches then probe `NPROBES` of its ~1,000-row partitions (`COARSE_NPROBES` of the ~4,000-row
+partitions of an index built before those, until the job trains it anew) and re-score
+`REFINE_FACTOR` × limit candidates from
 the stored full vectors, so the order and the cosines returned are exact for the candidates
 found; the typed filter is applied before the vector search (prefilter). Rows written after the
 last build or refresh live in fragments the index does not cover yet; LanceDB scans those in
@@ -33,7 +35,16 @@ INDEX_MIN_ROWS = DEFAULT_MAX_ROWS * 4 // 5
 # 0.87, built in a third of the time; 8-bit codes cost 384 bytes a row on disk. Probes: at 1M
 # (250 partitions) Recall@10 of the search path was 0.955 with 20, 0.982 with 30, 0.985 with 40.
 INDEX_TYPE = "IVF_SQ"
-NPROBES = 40
+# Partitions of ~1,000 rows probed 80 at a time read 80k codes where ~4,000-row ones probed 40
+# at a time read 160k: at 1M, Recall@10 of the vector leg 0.988 / 0.988 (no filter / filters)
+# against 0.988 / 0.980, and 17.2 against 20.3 ms CPU a search (p95 28 against 43), interleaved
+# in one process (docs/benchmarks.md, "1M: wall-clock critical path"). 60 probes: 0.968.
+PARTITION_ROWS = 1000
+NPROBES = 80
+# An index of ~4,000-row partitions (built before PARTITION_ROWS was 1,000, under the old name)
+# is searched as it was built to be until the background job replaces it (`plan`: "retrain").
+COARSE_PARTITION_ROWS = 4000
+COARSE_NPROBES = 40
 # Candidates re-scored from the full vectors: refine × the rows asked for, at least MIN_REFINED.
 # The 8-bit codes already order the nearest well: at 1M, 2 × (and ≥ 60) gave the same Recall@10
 # (0.978, 98 LoCoMo questions) and the same top 10 of the whole search (196 of 196) as 5 × (and
@@ -65,7 +76,8 @@ RETRAIN_DELTAS = 8  # index segments added by refreshes before training anew
 # Bitmaps for columns with few distinct values, B-trees for the rest.
 _BITMAP = frozenset({"user_id", "platform", "tier", "archived", "kind"})
 _SCALAR = frozenset({"key", "user_id", "platform", "channel", "person", "tier", "timestamp", "archived"})
-VECTOR_INDEX = "vector_idx"
+VECTOR_INDEX = "vector_ivf1k"  # ~PARTITION_ROWS rows a partition
+COARSE_INDEX = "vector_idx"  # ~COARSE_PARTITION_ROWS rows a partition (earlier builds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +114,7 @@ class AnnIndex:
         self.refresh_unindexed_rows = refresh_unindexed_rows
         self._shares: dict[Term, tuple[float, float]] = {}  # term -> (share of rows, measured at)
         self._rows: tuple[int, float] | None = None
+        self._index: tuple[str | None, float] | None = None  # vector index name, checked at
         self._lock = threading.Lock()
 
     def search(self, vector: Any, limit: int, where: Filter) -> list[VectorHit]:
@@ -119,12 +132,26 @@ class AnnIndex:
             vector,
             fetch,
             before,
-            nprobes=NPROBES,
+            nprobes=COARSE_NPROBES if self.vector_index() == COARSE_INDEX else NPROBES,
             refine_factor=refine_factor(fetch),
             after=Filter(broad) if broad else None,
             max_nprobes=0 if narrow else None,
         )
         return hits[:limit]
+
+    def vector_index(self) -> str | None:
+        """The name of the collection's vector index, None without one (remembered for a minute,
+        like the row count: a rebuild only changes how many partitions are probed)."""
+        now = time.monotonic()
+        with self._lock:
+            known = self._index
+        if known is not None and now - known[1] < SHARE_TTL_S:
+            return known[0]
+        names = {ix.name for ix in self.collection.table.list_indices()}
+        name = next((n for n in (VECTOR_INDEX, COARSE_INDEX) if n in names), None)
+        with self._lock:
+            self._index = (name, now)
+        return name
 
     def rows(self) -> int:
         """The collection's row count (remembered for a minute, like the shares)."""
@@ -157,7 +184,8 @@ class AnnIndex:
     def status(self) -> AnnStatus:
         table = self.collection.table
         rows = int(table.count_rows())
-        stats = table.index_stats(VECTOR_INDEX) if self._has_vector_index() else None
+        name = self._vector_index_now()
+        stats = table.index_stats(name) if name is not None else None
         if stats is None:
             return AnnStatus(rows, 0, rows, 0, None)
         return AnnStatus(
@@ -173,8 +201,10 @@ class AnnIndex:
         status = self.status()
         if status.index_type is None:
             return "build" if status.rows >= self.min_rows else "none"
-        if status.segments > RETRAIN_DELTAS:
-            # Partitions trained on the first rows fit later ones less well: train anew.
+        if status.segments > RETRAIN_DELTAS or self._vector_index_now() == COARSE_INDEX:
+            # Partitions trained on the first rows fit later ones less well: train anew. An index
+            # of the earlier, coarser partitions is trained anew once (~150 s at 1M rows, in the
+            # background; searches use it until the new one is there).
             return "retrain"
         return "refresh" if status.unindexed_rows >= self.refresh_unindexed_rows else "none"
 
@@ -193,8 +223,8 @@ class AnnIndex:
         from lancedb.index import Bitmap, BTree, HnswSq, IvfPq, IvfSq
 
         rows = self.collection.count()
-        # ~4,000 rows a partition: kmeans trains in seconds and a probe reads a small slice.
-        partitions = max(16, rows // 4000)
+        # ~1,000 rows a partition: a probe reads a small slice (PARTITION_ROWS).
+        partitions = max(16, rows // PARTITION_ROWS)
         configs = {
             "IVF_PQ": lambda: IvfPq(
                 distance_type="cosine",
@@ -207,7 +237,14 @@ class AnnIndex:
         }
         config = configs[self.index_type]()
         table = self.collection.table
-        self.collection.maintain(lambda: table.create_index("vector", config=config, name=VECTOR_INDEX))
+        self.collection.maintain(
+            lambda: table.create_index("vector", config=config, name=VECTOR_INDEX, replace=True)
+        )
+        if COARSE_INDEX in {ix.name for ix in table.list_indices()}:
+            # Built beside the coarse index, so searches had one all along; now only the new one.
+            self.collection.maintain(lambda: table.drop_index(COARSE_INDEX))
+        with self._lock:
+            self._index = None
         for column in ("key", *self.collection.columns):
             if column in _SCALAR:
                 scalar = Bitmap() if column in _BITMAP else BTree()
@@ -220,5 +257,7 @@ class AnnIndex:
         """Add rows written since the last build to every index and compact small fragments."""
         self.collection.optimize()
 
-    def _has_vector_index(self) -> bool:
-        return any(ix.name == VECTOR_INDEX for ix in self.collection.table.list_indices())
+    def _vector_index_now(self) -> str | None:
+        with self._lock:
+            self._index = None
+        return self.vector_index()

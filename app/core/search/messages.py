@@ -189,7 +189,10 @@ class MessageSearcher:
         )
         vector = self.embedder.embed_query(query.text)
         key_future = None
-        if self.keys is not None and self.config.sentence_keys and self.keys.collection.exists:
+        with_keys = self.keys is not None and self.config.sentence_keys and self.keys.collection.exists
+        # An empty key collection (keys not built yet) finds nothing: its leg, and the second
+        # query embedding it makes for a query naming people, are skipped (same result).
+        if with_keys and self.keys is not None and not self.keys.matrix().holds_nothing():
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
@@ -217,9 +220,10 @@ class MessageSearcher:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
             return context.cosines if context is not None else {}
 
-        if key_future is not None:
+        if with_keys:
             weight, least = self.config.key_weight, self.config.key_min_cosine
-            vector_hits = resolve_keys(vector_hits, key_future.result(), own_cosines, weight, least)
+            key_hits = key_future.result() if key_future is not None else ()
+            vector_hits = resolve_keys(vector_hits, key_hits, own_cosines, weight, least)
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
@@ -229,7 +233,10 @@ class MessageSearcher:
             # The keyword candidates were read on the worker; the vector candidates' rows and
             # turns are read half here, half on a worker (SQLite releases the GIL: the two
             # halves take the time of one on two cores). Their vectors wait for the ranking to
-            # pick the best of them (`windows_for`).
+            # pick the best of them (`windows_for`): reading every vector candidate's window
+            # vectors in the halves instead cost ~10 ms more CPU a search at 1M (one more
+            # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
+            # "1M: wall-clock critical path").
             todo = store.unread(keys)
             half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
             self._read_rows(store, todo[len(todo) // 2 :])
@@ -276,9 +283,12 @@ class MessageSearcher:
             floor_text = without_frame(nameless) if self.config.floor_frame else nameless
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
+                # Embedded only when the floor asks (ranking._unheld_word): most queries never do,
+                # and never without the in-memory copy (`around` would give None for any vector).
                 # Without the question's frame too (query_words.without_frame): "got" alone
                 # is close to every "get" of the archive.
+                if matrix.view() is None:
+                    return None
                 return self.windows.around(matrix, self.embedder.embed_query(floor_text), keys)
 
         return rank_messages(
@@ -378,13 +388,13 @@ class MessageSearcher:
         keys = [h.key for h in hits]
         if self._stored_windows():
             with self.db.read() as session:
-                store.prefetch(session, keys)
+                store.read(session, keys)
         return hits, store.vectors(keys)
 
     def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
         if keys:
             with self.db.read() as session:
-                store.read(session, keys)
+                store.prefetch(session, keys)
 
     def _stored_windows(self) -> bool:
         """Whether candidates get windows on the index path."""

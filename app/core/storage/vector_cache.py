@@ -267,6 +267,12 @@ class VectorMatrixCache:
         return rows.nbytes() if rows is not None else 0
 
     # -- reading -----------------------------------------------------------------------------
+    def holds_nothing(self) -> bool:
+        """Whether the collection has no rows, as the next search would see it (an empty key
+        collection lets the search skip the key leg's second query embedding)."""
+        with self._lock:
+            return self._refresh() and self._rows is not None and self._rows.live == 0
+
     def view(self) -> MatrixView | None:
         """The copy the last search used (keys, unit vectors, prefilter columns), read-only; None
         when the collection is too large to hold or was never loaded. It does not ask LanceDB for

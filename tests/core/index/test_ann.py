@@ -106,3 +106,39 @@ def test_large_archives_search_through_the_index_built_by_the_background_job(ser
     table = corpus.collection.table.to_arrow()
     stored = dict(zip(table.column("key").to_pylist(), table.column("vector").to_pylist(), strict=True))
     assert all(abs(cosines[k] - float(np.dot(stored[k], query))) < 1e-5 for k in cosines)
+
+
+def test_an_index_of_the_earlier_coarse_partitions_is_searched_as_built_then_trained_anew(tmp_path) -> None:
+    """An index built before partitions were ~1,000 rows (named `vector_idx`) keeps answering with
+    the probes it was built for until the background job has trained the new one beside it and
+    dropped it."""
+    from lancedb.index import IvfSq
+
+    from app.core.index import ann as ann_module
+
+    rng = np.random.default_rng(5)
+    collection = VectorStore(tmp_path / "v").collection("t", "m", 32, ("user_id",))
+    vectors = _clustered(rng, 6000)
+    collection.upsert([f"k{i}" for i in range(6000)], vectors, [{"user_id": "u"}] * 6000)
+    coarse = IvfSq(distance_type="cosine", num_partitions=6000 // ann_module.COARSE_PARTITION_ROWS)
+    collection.table.create_index("vector", config=coarse, name=ann_module.COARSE_INDEX)
+    ann = AnnIndex(collection, min_rows=5000)
+    probes: list[int | None] = []
+    search = collection.search
+
+    def spy(*args, **kwargs):
+        probes.append(kwargs.get("nprobes"))
+        return search(*args, **kwargs)
+
+    collection.search = spy  # an instance attribute: the class is untouched
+    query = vectors[7]
+    assert ann.search(query, 5, Filter(())) and probes[-1] == ann_module.COARSE_NPROBES
+    assert ann.status().indexed_rows == 6000 and ann.plan() == "retrain"
+
+    work = ann.maintain()
+    assert work.action == "retrain" and work.status.indexed_rows == 6000
+    names = {ix.name for ix in collection.table.list_indices()}
+    assert ann_module.VECTOR_INDEX in names and ann_module.COARSE_INDEX not in names
+    assert ann.plan() == "none"
+    hits = ann.search(query, 5, Filter(()))
+    assert probes[-1] == ann_module.NPROBES and hits[0].key == "k7"

@@ -1,0 +1,92 @@
+"""Work a search skips when it cannot change the result: an empty key collection's leg and its
+second embedding, the floor's nameless embedding on the index path (real SQLite and LanceDB)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from app.core.domain import SearchFilters
+from app.core.search.messages import MessageQuery
+from app.core.storage.vector_cache import VectorMatrixCache
+from tests.conftest import make_message
+
+LONG = (
+    "Morning all! The quarterly revenue numbers look strong again. "
+    "Marketing hired two designers for the spring campaign. "
+    "I finally adopted a rescue greyhound named Pixel from the shelter."
+)
+
+
+class _CountingEmbedder:
+    """The searcher's embedder, its query embeddings counted."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder, self.texts = embedder, []
+
+    def embed_query(self, text: str):
+        self.texts.append(text)
+        return self.embedder.embed_query(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.embedder, name)
+
+
+@pytest.fixture
+def counted(services) -> Iterator[_CountingEmbedder]:
+    searcher = services.memory.searcher
+    counting = _CountingEmbedder(searcher.embedder)
+    searcher.embedder = counting
+    yield counting
+    searcher.embedder = counting.embedder
+
+
+def _search(services, text: str) -> list[tuple[str, float]]:
+    query = MessageQuery(text, SearchFilters(), 10, services.memory.user_id, loose=True)
+    return [(h.id, round(h.score, 6)) for h in services.memory.searcher.search(query)]
+
+
+def test_an_empty_key_collection_costs_no_second_embedding(services, counted, monkeypatch) -> None:
+    searcher = services.memory.searcher
+    searcher.config = replace(searcher.config, floor_nameless=False)  # its own embedding: next test
+    batch = [make_message(1, content=LONG, person="bruno")]
+    ids = services.memory.ingest([*batch, *(make_message(n, person="bruno") for n in range(2, 8))]).ids
+    keys = searcher.keys
+    assert keys is not None and keys.collection.count() > 0
+    services.memory.delete(ids[0])  # its keys go with it: the collection is there, empty
+    assert keys.collection.exists and keys.collection.count() == 0
+    assert keys.matrix().holds_nothing()
+
+    query = "what did bruno write about the greyhound message"
+    found = _search(services, query)
+    assert counted.texts == [query]  # the key leg's nameless embedding was not made
+    # Searching the empty collection anyway gives the same answer.
+    monkeypatch.setattr(VectorMatrixCache, "holds_nothing", lambda self: False)
+    counted.texts.clear()
+    assert _search(services, query) == found
+    assert len(counted.texts) == 2
+    monkeypatch.undo()
+
+    # Once a key is stored the leg runs again.
+    services.memory.ingest([make_message(9, content=LONG, person="bruno")])
+    assert not keys.matrix().holds_nothing()
+    counted.texts.clear()
+    _search(services, query)
+    assert len(counted.texts) == 2
+
+
+def test_the_floor_embeds_no_nameless_query_on_the_index_path(services, counted) -> None:
+    searcher = services.memory.searcher
+    searcher.config = replace(searcher.config, sentence_keys=False)
+    services.memory.ingest([make_message(n, person="bruno") for n in range(1, 8)])
+    query = "did bruno mention zzqxv"  # a word no message holds: the floor asks for the nameless vector
+    _search(services, query)
+    assert counted.texts == [query, "did mention zzqxv"]  # in-memory path: it is used
+    corpus = searcher.corpus
+    corpus.max_cached_rows = 1  # as a collection past the limit: the index path serves
+    corpus._caches.clear()
+    counted.texts.clear()
+    _search(services, query)
+    assert counted.texts == [query]  # no copy to judge it against: not embedded
