@@ -33,7 +33,7 @@ from app.core.index.corpus import IndexDoc
 from app.core.settings import Settings
 from app.core.storage.models import RawMessageRow
 from tests.benchmarks.bench_locomo import report
-from tests.benchmarks.key_kinds import KINDS
+from tests.benchmarks.key_kinds import KINDS, sentence_keys_with_facts
 from tests.benchmarks.locomo_data import DATA, load
 
 # Extra keys are numbered past the sentence keys' (key_text.MAX_KEYS = 12), one range per kind.
@@ -145,7 +145,9 @@ def main() -> int:
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="strata-key-kinds-"))
     _, questions = load()
     for name in args.sets.split(","):
-        kinds = [] if name == "none" else name.split("+")
+        # "facts-replace": fact keys instead of (not beside) the keys of the sentences they come from.
+        replace_sentences = name == "facts-replace"
+        kinds = ["facts"] if replace_sentences else [] if name == "none" else name.split("+")
         unknown = [k for k in kinds if k not in KINDS]
         if unknown:
             raise SystemExit(f"unknown key kind {unknown[0]!r}; one of {sorted(KINDS)} (or none)")
@@ -158,6 +160,10 @@ def main() -> int:
         print(f"\n== {name}")
         for kind in kinds:
             add_keys(services, rows, kind)
+        if replace_sentences and services.memory.keys is not None:
+            dropped = sentence_keys_with_facts(rows)
+            services.memory.keys.corpus.remove_vectors(dropped)
+            print(f"  {len(dropped)} sentence keys dropped (their sentence states a fact)")
         report(services, questions)
         if args.within:
             within(services, rows, questions, kinds)

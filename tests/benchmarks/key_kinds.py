@@ -150,3 +150,19 @@ def aggregates(rows: Sequence[Any]) -> list[tuple[int, str]]:
 
 
 KINDS = {"captions": captions, "facts": facts, "aggregates": aggregates}
+
+
+def sentence_keys_with_facts(rows: Iterable[Any]) -> list[str]:
+    """The sentence keys (`<message>:<n>`) whose sentence states a fact: the `facts-replace` set
+    drops them, so a fact key replaces its sentence's key instead of adding to it."""
+    from app.core.index.key_text import message_keys
+
+    dropped: list[str] = []
+    for row in rows:
+        keys = message_keys(row.person, row.content)
+        told = {third_person(s, row.person or ""): s for s in sentences(row.content or "")}
+        for n, key in enumerate(keys):
+            sentence = told.get(key)
+            if sentence is not None and facts_of(row.person, sentence):
+                dropped.append(f"{row.id}:{n}")
+    return dropped
