@@ -20,6 +20,7 @@ from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
+from app.core.search.answer_shape import answer_shaped
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
@@ -85,6 +86,13 @@ class SearchConfig:
     # towards the query without the names: keys carry their writer's name, which otherwise lifts
     # every message of the named person (key_query.py); 0 = the query's own vector.
     key_nameless_mix: float = 0.5
+    # A candidate lifted by its conversation window gives that lift to the same writer's turn of
+    # the window that matches the query best on its own (window_collapse.py).
+    window_collapse: bool = False
+    # Embed a question about named people also as the statement they would write ("What books has
+    # Tim read?" -> "I have read books", answer_shape.py) for: the list questions' named order
+    # ("named"), the key leg's nameless half ("keys"), both, or neither ("").
+    answer_shape: str = ""
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -300,8 +308,21 @@ class MessageSearcher:
         """The sentence keys nearest to the query (for a query naming people, partly without the
         names: key_query.py; its second embedding runs here, beside the message scan)."""
         embed = self.embedder.embed_query
+        if "keys" in self.config.answer_shape:
+            shaped = self._shaped(text, mentions)
+
+            def embed(nameless: str) -> np.ndarray:
+                own = self.embedder.embed_query(nameless)
+                return _blend(own, shaped) if shaped is not None else own
+
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
+
+    def _shaped(self, text: str, mentions: Mentions) -> np.ndarray | None:
+        """The embedded answer-shaped statement of a question about named people (or None)."""
+        names = [w for person in mentions.persons for w in person.lower().split()]
+        shaped = answer_shaped(text, names)
+        return self.embedder.embed_query(shaped) if shaped else None
 
     def _instance_evidence(
         self, query: MessageQuery, mentions: Mentions
@@ -348,6 +369,8 @@ class MessageSearcher:
         if nameless == query.text:
             return ()
         vector = self.embedder.embed_query(nameless)
+        if "named" in self.config.answer_shape:
+            vector = _blend(vector, self._shaped(query.text, mentions))
         # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
         # people's answers, and one person's messages can be nearer to the question throughout.
         orders = [
@@ -414,6 +437,14 @@ class MessageSearcher:
         if f.since is not None and row.timestamp < f.since:
             return False
         return not (f.until is not None and row.timestamp > f.until)
+
+
+def _blend(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    if b is None:
+        return a
+    mixed = a.astype(np.float32) + b.astype(np.float32)
+    norm = float(np.linalg.norm(mixed))
+    return mixed / norm if norm > 0 else a
 
 
 _HIT_COLUMNS = (
