@@ -93,6 +93,7 @@ class SearchConfig:
     # Tim read?" -> "I have read books", answer_shape.py) for: the list questions' named order
     # ("named"), the key leg's nameless half ("keys"), both, or neither ("").
     answer_shape: str = ""
+    message_nameless_mix: float = 0.0
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -193,13 +194,21 @@ class MessageSearcher:
             else None
         )
         vector = self.embedder.embed_query(query.text)
+        query_vector = vector
+        mix = self.config.message_nameless_mix
+        import os
+        if mix > 0 and mentions.persons and (not os.environ.get("MM_NOLIST") or not asks_for_list(query.text)):
+            nameless = without_names(query.text, mentions)
+            if nameless != query.text:
+                blended = (1 - mix) * vector.astype(np.float32) + mix * self.embedder.embed_query(nameless)
+                vector = blended / float(np.linalg.norm(blended))
         key_future = None
         if self.keys is not None and self.config.sentence_keys and self.keys.collection.exists:
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
             key_future = self._keyword_pool.submit(
-                self._key_leg, self.keys, query.text, mentions, vector, key_where
+                self._key_leg, self.keys, query.text, mentions, query_vector, key_where
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
