@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,8 +31,6 @@ class CandidateContext:
     cosines: dict[str, float]
     window_cosines: dict[str, float]
     neighbours: dict[str, tuple[str, ...]]
-    # The neighbours' own cosines (window_collapse.py: which turn of a window carries it).
-    neighbour_cosines: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,15 +128,12 @@ class ConversationWindows:
         # fifth of this function's time); the same floats and keys as element by element.
         keys_around = snap.keys[others].tolist()
         valid_rows = valid.tolist()
-        near_cosines = neighbour_cos.tolist()
         result = CandidateContext({}, {}, {})
-        for (key, _), cosine, window_cosine, near, ok, near_cos in zip(
-            found, cosines.tolist(), window.tolist(), keys_around, valid_rows, near_cosines, strict=True
+        for (key, _), cosine, window_cosine, near, ok in zip(
+            found, cosines.tolist(), window.tolist(), keys_around, valid_rows, strict=True
         ):
             result.cosines[key] = cosine
             if any(ok):
                 result.window_cosines[key] = window_cosine
-                kept = [(str(k), c) for k, keep, c in zip(near, ok, near_cos, strict=True) if keep]
-                result.neighbours[key] = tuple(k for k, _ in kept)
-                result.neighbour_cosines.update(kept)
+                result.neighbours[key] = tuple(str(k) for k, keep in zip(near, ok, strict=True) if keep)
         return result

@@ -24,7 +24,7 @@ from app.core.search.answer_shape import answer_shaped
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
-from app.core.search.key_query import key_query_vector
+from app.core.search.key_query import blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.questions import asked_category, asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
@@ -86,14 +86,13 @@ class SearchConfig:
     # towards the query without the names: keys carry their writer's name, which otherwise lifts
     # every message of the named person (key_query.py); 0 = the query's own vector.
     key_nameless_mix: float = 0.5
-    # A candidate lifted by its conversation window gives that lift to the same writer's turn of
-    # the window that matches the query best on its own (window_collapse.py).
-    window_collapse: bool = False
     # Embed a question about named people also as the statement they would write ("What books has
     # Tim read?" -> "I have read books", answer_shape.py) for: the list questions' named order
     # ("named"), the key leg's nameless half ("keys"), both, or neither ("").
     answer_shape: str = ""
-    message_nameless_mix: float = 0.0
+    # The same for the message leg and every candidate's cosine (key_query.py; the second
+    # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
+    message_nameless_mix: float = 0.5
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -193,22 +192,22 @@ class MessageSearcher:
             if self._wants_named(query, mentions)
             else None
         )
-        vector = self.embedder.embed_query(query.text)
-        query_vector = vector
-        mix = self.config.message_nameless_mix
-        import os
-        if mix > 0 and mentions.persons and (not os.environ.get("MM_NOLIST") or not asks_for_list(query.text)):
-            nameless = without_names(query.text, mentions)
-            if nameless != query.text:
-                blended = (1 - mix) * vector.astype(np.float32) + mix * self.embedder.embed_query(nameless)
-                vector = blended / float(np.linalg.norm(blended))
+        # A query naming people (not a list question) is embedded without the names too, beside
+        # the query itself: both vector legs search partly without the names (key_query.py).
+        bare = self._nameless(query.text, mentions)
+        nameless_future = self._keyword_pool.submit(self.embedder.embed_query, bare) if bare else None
+        query_vector = self.embedder.embed_query(query.text)
+        nameless_vector = nameless_future.result() if nameless_future is not None else None
+        vector = query_vector
+        if nameless_vector is not None and self.config.message_nameless_mix > 0:
+            vector = blend(query_vector, nameless_vector, self.config.message_nameless_mix)
         key_future = None
         if self.keys is not None and self.config.sentence_keys and self.keys.collection.exists:
             # Beside the messages' own scan (NumPy releases the GIL). Keys carry the messages'
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
             key_future = self._keyword_pool.submit(
-                self._key_leg, self.keys, query.text, mentions, query_vector, key_where
+                self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
@@ -290,7 +289,8 @@ class MessageSearcher:
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
                 # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
-                return self.windows.around(matrix, self.embedder.embed_query(nameless), keys)
+                bare = nameless_vector if nameless_vector is not None else self.embedder.embed_query(nameless)
+                return self.windows.around(matrix, bare, keys)
 
         return rank_messages(
             nameless_context=nameless_context,
@@ -312,20 +312,37 @@ class MessageSearcher:
         )
 
     def _key_leg(
-        self, keys: Corpus, text: str, mentions: Mentions, vector: np.ndarray, where: Filter
+        self,
+        keys: Corpus,
+        text: str,
+        mentions: Mentions,
+        vector: np.ndarray,
+        nameless: np.ndarray | None,
+        where: Filter,
     ) -> tuple[LegHit, ...]:
         """The sentence keys nearest to the query (for a query naming people, partly without the
-        names: key_query.py; its second embedding runs here, beside the message scan)."""
-        embed = self.embedder.embed_query
+        names, `nameless`: key_query.py)."""
+
+        def embed(text: str) -> np.ndarray:
+            return nameless if nameless is not None else self.embedder.embed_query(text)
+
         if "keys" in self.config.answer_shape:
             shaped = self._shaped(text, mentions)
 
-            def embed(nameless: str) -> np.ndarray:
-                own = self.embedder.embed_query(nameless)
+            def embed(text: str) -> np.ndarray:  # noqa: F811
+                own = nameless if nameless is not None else self.embedder.embed_query(text)
                 return _blend(own, shaped) if shaped is not None else own
 
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
+
+    def _nameless(self, text: str, mentions: Mentions) -> str | None:
+        """The query without its names when a vector leg blends it in (key_query.py), else None."""
+        config = self.config
+        wanted = config.message_nameless_mix > 0 or (
+            config.key_nameless_mix > 0 and config.sentence_keys and self.keys is not None
+        )
+        return nameless_text(text, mentions) if wanted else None
 
     def _shaped(self, text: str, mentions: Mentions) -> np.ndarray | None:
         """The embedded answer-shaped statement of a question about named people (or None)."""

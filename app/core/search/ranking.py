@@ -14,7 +14,6 @@ from app.core.domain import SearchHit
 from app.core.search.context import CandidateContext
 from app.core.search.fusion import LegHit, Window, near_duplicate_key, score_candidates
 from app.core.search.people import Mentions
-from app.core.search.window_collapse import moved, window_moves
 
 if TYPE_CHECKING:
     from app.core.search.messages import SearchConfig
@@ -70,34 +69,6 @@ def fused_with(ranked: Sequence[T], second: Sequence[str], *, key: Callable[[T],
     scores = [(score(rank, item), rank, item) for rank, item in enumerate(ranked)]
     scores.sort(key=lambda entry: (-entry[0], entry[1]))
     return [item for _, _, item in scores]
-
-
-def _is_list(text: str) -> bool:
-    from app.core.search.questions import asks_for_list
-
-    return asks_for_list(text)
-
-
-def _collapse_moves(
-    relevance: Mapping[str, float],
-    own: Mapping[str, float],
-    context: CandidateContext,
-    cosines: Mapping[str, float],
-    rows: Mapping[str, Any],
-    neighbours: Mapping[str, Any],
-) -> dict[str, str]:
-    """Which window lifts move to another turn of the same writer (window_collapse.py)."""
-
-    def writer(key: str) -> Any:
-        row = rows.get(key) or neighbours.get(key)
-        return None if row is None else row.person
-
-    every = {**context.neighbour_cosines, **cosines}
-    return {
-        k: b
-        for k, b in window_moves(relevance, own, context.neighbours, every, writer).items()
-        if b in rows or b in neighbours
-    }
 
 
 def _unheld_word(query: str, texts: Mapping[str, str], fusion: Any) -> bool:
@@ -165,8 +136,6 @@ def rank_messages(
     )
     windows: dict[str, Window] = {}
     all_cosines = dict(cosines or {})
-    moves: dict[str, str] = {}
-    own_relevance = relevance
     if windows_for is not None:
         best = sorted(relevance, key=lambda k: -_boosted(relevance[k], rows.get(k), mentions, config))
         context, neighbours = windows_for(best[:WINDOWED])
@@ -187,7 +156,6 @@ def rank_messages(
                         {**context.cosines, **more.cosines},
                         {**context.window_cosines, **more.window_cosines},
                         {**context.neighbours, **more.neighbours},
-                        {**context.neighbour_cosines, **more.neighbour_cosines},
                     )
                     neighbours = {**around_more, **neighbours}
                     for key in extra:
@@ -200,7 +168,6 @@ def rank_messages(
                 words = tuple(nearby[n] for n in around if n in nearby)
                 windows[key] = Window(context.window_cosines.get(key), words)
             all_cosines |= context.cosines
-            own_relevance = dict(relevance)
             relevance |= score_candidates(
                 vector,
                 keyword,
@@ -211,14 +178,6 @@ def rank_messages(
                 windows=windows,
                 only=set(windows) | set(extra),
             )
-            import os
-            if config.window_collapse and (os.environ.get("WC_LIST") is None or _is_list(query_text)):
-                moves = _collapse_moves(relevance, own_relevance, context, all_cosines, rows, neighbours)
-                for best in moves.values():
-                    if best not in rows:
-                        rows[best] = neighbours[best]
-                        texts[best] = message_text(neighbours[best])
-                relevance = moved(relevance, moves, own_relevance)
     # A name the query uses to say *whose* messages (people understanding) is not evidence that a
     # message of theirs is about the rest of the query: the floor (and the reported relevance)
     # judge the query without it, while the order keeps the name's evidence and the boost.
@@ -263,8 +222,6 @@ def rank_messages(
                 cosines=all_cosines,
                 windows=windows,
             )
-    if moves:
-        evidence = moved(evidence, moves, own_relevance)
     # A list question asking for a kind of thing: the named people's nearest messages are also
     # judged on the thing they name ("Chicago" for "cities"), evidence the question's words miss.
     named_instances: dict[str, float] = {}

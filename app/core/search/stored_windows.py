@@ -144,9 +144,7 @@ class StoredWindows:
             stack = np.stack([self._vectors[n] for n in near])
             summed = own + stack.sum(axis=0)
             norm = max(float(np.linalg.norm(summed)), 1e-9)
-            near_cos = stack @ q
-            result.window_cosines[key] = float((cosine + float(near_cos.sum())) / norm)
-            result.neighbour_cosines.update(zip(near, near_cos.tolist(), strict=True))
+            result.window_cosines[key] = float((cosine + float((stack @ q).sum())) / norm)
             result.neighbours[key] = tuple(near)
             rows.update((n, self.rows[n]) for n in near)
         return result, rows
