@@ -20,10 +20,11 @@ from app.core.index.corpus import Corpus
 from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
+from app.core.search.answer_shape import answer_shaped
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
-from app.core.search.key_query import key_query_vector
+from app.core.search.key_query import blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_words import without_frame
 from app.core.search.questions import asked_category, asks_for_list
@@ -88,6 +89,13 @@ class SearchConfig:
     # towards the query without the names: keys carry their writer's name, which otherwise lifts
     # every message of the named person (key_query.py); 0 = the query's own vector.
     key_nameless_mix: float = 0.5
+    # Embed a question about named people also as the statement they would write ("What books has
+    # Tim read?" -> "I have read books", answer_shape.py) for: the list questions' named order
+    # ("named"), the key leg's nameless half ("keys"), both, or neither ("").
+    answer_shape: str = ""
+    # The same for the message leg and every candidate's cosine (key_query.py; the second
+    # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
+    message_nameless_mix: float = 0.5
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -187,7 +195,15 @@ class MessageSearcher:
             if self._wants_named(query, mentions)
             else None
         )
-        vector = self.embedder.embed_query(query.text)
+        # A query naming people (not a list question) is embedded without the names too, beside
+        # the query itself: both vector legs search partly without the names (key_query.py).
+        bare = self._nameless(query.text, mentions)
+        nameless_future = self._keyword_pool.submit(self.embedder.embed_query, bare) if bare else None
+        query_vector = self.embedder.embed_query(query.text)
+        nameless_vector = nameless_future.result() if nameless_future is not None else None
+        vector = query_vector
+        if nameless_vector is not None and self.config.message_nameless_mix > 0:
+            vector = blend(query_vector, nameless_vector, self.config.message_nameless_mix)
         key_future = None
         with_keys = self.keys is not None and self.config.sentence_keys and self.keys.collection.exists
         # An empty key collection (keys not built yet) finds nothing: its leg, and the second
@@ -197,7 +213,7 @@ class MessageSearcher:
             # fixed columns only: archived rows are dropped after hydration like any candidate.
             key_where = where.without("archived", "tier")
             key_future = self._keyword_pool.submit(
-                self._key_leg, self.keys, query.text, mentions, vector, key_where
+                self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
@@ -289,6 +305,8 @@ class MessageSearcher:
                 # is close to every "get" of the archive.
                 if matrix.view() is None:
                     return None
+                if nameless_vector is not None and floor_text == bare:
+                    return self.windows.around(matrix, nameless_vector, keys)
                 return self.windows.around(matrix, self.embedder.embed_query(floor_text), keys)
 
         return rank_messages(
@@ -311,13 +329,43 @@ class MessageSearcher:
         )
 
     def _key_leg(
-        self, keys: Corpus, text: str, mentions: Mentions, vector: np.ndarray, where: Filter
+        self,
+        keys: Corpus,
+        text: str,
+        mentions: Mentions,
+        vector: np.ndarray,
+        nameless: np.ndarray | None,
+        where: Filter,
     ) -> tuple[LegHit, ...]:
         """The sentence keys nearest to the query (for a query naming people, partly without the
-        names: key_query.py; its second embedding runs here, beside the message scan)."""
-        embed = self.embedder.embed_query
+        names, `nameless`: key_query.py)."""
+
+        def embed(text: str) -> np.ndarray:
+            return nameless if nameless is not None else self.embedder.embed_query(text)
+
+        if "keys" in self.config.answer_shape:
+            shaped = self._shaped(text, mentions)
+
+            def embed(text: str) -> np.ndarray:  # noqa: F811
+                own = nameless if nameless is not None else self.embedder.embed_query(text)
+                return _blend(own, shaped) if shaped is not None else own
+
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
+
+    def _nameless(self, text: str, mentions: Mentions) -> str | None:
+        """The query without its names when a vector leg blends it in (key_query.py), else None."""
+        config = self.config
+        wanted = config.message_nameless_mix > 0 or (
+            config.key_nameless_mix > 0 and config.sentence_keys and self.keys is not None
+        )
+        return nameless_text(text, mentions) if wanted else None
+
+    def _shaped(self, text: str, mentions: Mentions) -> np.ndarray | None:
+        """The embedded answer-shaped statement of a question about named people (or None)."""
+        names = [w for person in mentions.persons for w in person.lower().split()]
+        shaped = answer_shaped(text, names)
+        return self.embedder.embed_query(shaped) if shaped else None
 
     def _instance_evidence(
         self, query: MessageQuery, mentions: Mentions
@@ -364,6 +412,8 @@ class MessageSearcher:
         if nameless == query.text:
             return ()
         vector = self.embedder.embed_query(nameless)
+        if "named" in self.config.answer_shape:
+            vector = _blend(vector, self._shaped(query.text, mentions))
         # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
         # people's answers, and one person's messages can be nearer to the question throughout.
         orders = [
@@ -430,6 +480,14 @@ class MessageSearcher:
         if f.since is not None and row.timestamp < f.since:
             return False
         return not (f.until is not None and row.timestamp > f.until)
+
+
+def _blend(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    if b is None:
+        return a
+    mixed = a.astype(np.float32) + b.astype(np.float32)
+    norm = float(np.linalg.norm(mixed))
+    return mixed / norm if norm > 0 else a
 
 
 _HIT_COLUMNS = (

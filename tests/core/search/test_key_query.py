@@ -91,7 +91,8 @@ def test_a_named_persons_small_talk_no_longer_outranks_the_answer(svc: Services)
     query = "What did Melanie write about the shoes?"
 
     def rank_of_answer(mix: float) -> int:
-        searcher.config = replace(searcher.config, key_nameless_mix=mix)
+        # The key leg alone (the message leg's own blend is tested in test_message_nameless_mix.py).
+        searcher.config = replace(searcher.config, key_nameless_mix=mix, message_nameless_mix=0.0)
         hits = svc.memory.search(query, limit=10, loose=True)
         return [h.id for h in hits].index(str(ids[-1]))
 
