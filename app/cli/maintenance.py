@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -11,7 +11,9 @@ from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.cli.search import render
-from app.core.index.keyword_format import ReindexStatus
+
+if TYPE_CHECKING:  # the CLI's import stays light (tests/cli/test_cli_startup.py)
+    from app.core.index.keyword_format import ReindexStatus
 
 DEMO_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget decision")
 
