@@ -279,11 +279,15 @@ class MessageSearcher:
         if self.config.floor_nameless and nameless != query.text:
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                # Embedded only when the floor asks (ranking._unheld_word): most queries never do,
-                # and never without the in-memory copy (`around` would give None for any vector).
-                if matrix.view() is None:
-                    return None
-                return self.windows.around(matrix, self.embedder.embed_query(nameless), keys)
+                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
+                bare = self.embedder.embed_query(nameless)
+                if matrix.view() is None and store is not None:
+                    # No in-memory copy: the same cosines and windows from the stored vectors
+                    # (read once per query). Without them the index path skipped this judgement
+                    # and agreed with the exact path on 0.78 of the top 10 instead of 0.98
+                    # (docs/benchmarks.md, "1M: wall-clock critical path").
+                    return store.windows(self.db.read, bare, keys)[0]
+                return self.windows.around(matrix, bare, keys)
 
         return rank_messages(
             nameless_context=nameless_context,
