@@ -299,15 +299,20 @@ class MessageSearcher:
             floor_text = without_frame(nameless) if self.config.floor_frame else nameless
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                # Embedded only when the floor asks (ranking._unheld_word): most queries never do,
-                # and never without the in-memory copy (`around` would give None for any vector).
+                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
                 # Without the question's frame too (query_words.without_frame): "got" alone
                 # is close to every "get" of the archive.
-                if matrix.view() is None:
-                    return None
                 if nameless_vector is not None and floor_text == bare:
-                    return self.windows.around(matrix, nameless_vector, keys)
-                return self.windows.around(matrix, self.embedder.embed_query(floor_text), keys)
+                    floor_vector = nameless_vector
+                else:
+                    floor_vector = self.embedder.embed_query(floor_text)
+                if matrix.view() is None and store is not None:
+                    # No in-memory copy: the same cosines and windows from the stored vectors
+                    # (read once per query). Without them the index path skipped this judgement
+                    # and agreed with the exact path on 0.78 of the top 10 instead of 0.98
+                    # (docs/benchmarks.md, "1M: wall-clock critical path").
+                    return store.windows(self.db.read, floor_vector, keys)[0]
+                return self.windows.around(matrix, floor_vector, keys)
 
         return rank_messages(
             nameless_context=nameless_context,

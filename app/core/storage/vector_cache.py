@@ -268,9 +268,14 @@ class VectorMatrixCache:
 
     # -- reading -----------------------------------------------------------------------------
     def holds_nothing(self) -> bool:
-        """Whether the collection has no rows, as the next search would see it (an empty key
-        collection lets the search skip the key leg's second query embedding)."""
+        """Whether the copy is loaded and the collection has no rows, as the next search would see
+        it (an empty key collection lets the search skip the key leg's second query embedding).
+        False while the copy is not loaded: loading it is the leg's own search's job, beside the
+        query's embedding, not the caller's. Another process's rows are caught up with as a
+        search would (in the background, at most every FOREIGN_CHECK_S)."""
         with self._lock:
+            if self._version is None or self._rows is None:
+                return False
             return self._refresh() and self._rows is not None and self._rows.live == 0
 
     def view(self) -> MatrixView | None:

@@ -1,5 +1,5 @@
-"""Work a search skips when it cannot change the result: an empty key collection's leg and its
-second embedding, the floor's nameless embedding on the index path (real SQLite and LanceDB)."""
+"""Work a search skips when it cannot change the result (an empty key collection's leg and its
+second embedding), and the floor's nameless judgement on both paths (real SQLite and LanceDB)."""
 
 from __future__ import annotations
 
@@ -43,9 +43,9 @@ def counted(services) -> Iterator[_CountingEmbedder]:
     searcher.embedder = counting.embedder
 
 
-def _search(services, text: str) -> list[tuple[str, float]]:
+def _search(services, text: str) -> list[tuple[str, float, float]]:
     query = MessageQuery(text, SearchFilters(), 10, services.memory.user_id, loose=True)
-    return [(h.id, round(h.score, 6)) for h in services.memory.searcher.search(query)]
+    return [(h.id, round(h.score, 6), round(h.relevance, 6)) for h in services.memory.searcher.search(query)]
 
 
 def test_an_empty_key_collection_costs_no_second_embedding(services, counted, monkeypatch) -> None:
@@ -55,11 +55,16 @@ def test_an_empty_key_collection_costs_no_second_embedding(services, counted, mo
     ids = services.memory.ingest([*batch, *(make_message(n, person="bruno") for n in range(2, 8))]).ids
     keys = searcher.keys
     assert keys is not None and keys.collection.count() > 0
+    loads = keys.matrix().reloads
+    assert not keys.matrix().holds_nothing() and keys.matrix().reloads == loads  # never loads it
     services.memory.delete(ids[0])  # its keys go with it: the collection is there, empty
     assert keys.collection.exists and keys.collection.count() == 0
+    query = "what did bruno write about the greyhound message"
+    if not keys.matrix().holds_nothing():  # the key copy not loaded yet: this search loads it
+        _search(services, query)
     assert keys.matrix().holds_nothing()
 
-    query = "what did bruno write about the greyhound message"
+    counted.texts.clear()
     found = _search(services, query)
     assert counted.texts == [query]  # the key leg's nameless embedding was not made
     # Searching the empty collection anyway gives the same answer.
@@ -77,16 +82,18 @@ def test_an_empty_key_collection_costs_no_second_embedding(services, counted, mo
     assert len(counted.texts) == 2
 
 
-def test_the_floor_embeds_no_nameless_query_on_the_index_path(services, counted) -> None:
+def test_the_floor_judges_a_named_query_alike_on_both_paths(services, counted) -> None:
+    """A query naming a person with a word nobody wrote: the floor judges it without the name, from
+    the in-memory copy or, above its limit, from the stored vectors: the same hits either way."""
     searcher = services.memory.searcher
     searcher.config = replace(searcher.config, sentence_keys=False)
     services.memory.ingest([make_message(n, person="bruno") for n in range(1, 8)])
     query = "did bruno mention zzqxv"  # a word no message holds: the floor asks for the nameless vector
-    _search(services, query)
-    assert counted.texts == [query, "did mention zzqxv"]  # in-memory path: it is used
+    in_memory = _search(services, query)
+    assert counted.texts == [query, "did mention zzqxv"]
     corpus = searcher.corpus
     corpus.max_cached_rows = 1  # as a collection past the limit: the index path serves
     corpus._caches.clear()
     counted.texts.clear()
-    _search(services, query)
-    assert counted.texts == [query]  # no copy to judge it against: not embedded
+    assert _search(services, query) == in_memory
+    assert counted.texts == [query, "did mention zzqxv"]
