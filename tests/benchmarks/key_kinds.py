@@ -1,4 +1,4 @@
-"""Extra key kinds measured for issue 12 (mh-fact): photo captions, stated facts, per-person aggregates.
+"""Extra key kinds measured for issue 12 (mh-fact): photo captions, stated facts, aggregates, tagged facts.
 
 Evaluation only, never shipped: `bench_key_kinds.py` adds these texts as extra keys of a copied
 LoCoMo data dir and measures recall through the product's own key leg. Each function takes
