@@ -9,7 +9,7 @@ for the question without the names: how far a key kind can separate the evidence
 person's other messages, whatever the rest of the ranking does.
 
     python tests/benchmarks/bench_key_kinds.py --workdir DIR [--scratch DIR] [--within]
-        [--sets none,captions,facts,aggregates,facts+aggregates+captions]
+        [--sets none,captions,facts,aggregates,facts+aggregates+captions] [--variant FIELD=VALUE]...
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from app.bootstrap import Services, build_services
 from app.core.index.corpus import IndexDoc
 from app.core.settings import Settings
 from app.core.storage.models import RawMessageRow
-from tests.benchmarks.bench_locomo import report
+from tests.benchmarks.bench_locomo import report, with_field
 from tests.benchmarks.key_kinds import KINDS, sentence_keys_with_facts
 from tests.benchmarks.locomo_data import DATA, load
 
 # Extra keys are numbered past the sentence keys' (key_text.MAX_KEYS = 12), one range per kind.
-OFFSETS = {"captions": 90, "facts": 50, "aggregates": 70}
+OFFSETS = {"captions": 90, "facts": 50, "aggregates": 70, "tagged": 110}
 _ROW_COLUMNS = (
     RawMessageRow.id,
     RawMessageRow.user_id,
@@ -137,6 +137,9 @@ def main() -> int:
     parser.add_argument(
         "--scratch", type=Path, default=None, help="where the copies go (default: a temp dir)"
     )
+    parser.add_argument(
+        "--variant", action="append", default=[], help="SearchConfig fields for one more pass"
+    )
     parser.add_argument("--within", action="store_true", help="also the within-person screen (multi-hop)")
     args = parser.parse_args()
     if not DATA.exists():
@@ -165,6 +168,13 @@ def main() -> int:
             services.memory.keys.corpus.remove_vectors(dropped)
             print(f"  {len(dropped)} sentence keys dropped (their sentence states a fact)")
         report(services, questions)
+        searcher = services.memory.searcher
+        default = searcher.config
+        for variant in args.variant:
+            searcher.config = with_field(default, variant)
+            print(f"  -- {variant}")
+            report(services, questions)
+        searcher.config = default
         if args.within:
             within(services, rows, questions, kinds)
         services.close()

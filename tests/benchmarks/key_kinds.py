@@ -1,4 +1,4 @@
-"""Extra key kinds measured for issue 12 (mh-fact): photo captions, stated facts, per-person aggregates.
+"""Extra key kinds measured for issue 12 (mh-fact): photo captions, stated facts, aggregates, tagged facts.
 
 Evaluation only, never shipped: `bench_key_kinds.py` adds these texts as extra keys of a copied
 LoCoMo data dir and measures recall through the product's own key leg. Each function takes
@@ -124,7 +124,9 @@ def facts(rows: Iterable[Any]) -> list[tuple[int, str]]:
     return [(row.id, fact) for row in rows for fact in facts_of(row.person, row.content)]
 
 
-def aggregate_groups(rows: Sequence[Any], photos: bool = True) -> list[tuple[list[int], str]]:
+def aggregate_groups(
+    rows: Sequence[Any], photos: bool = True, size: int = AGGREGATE_ITEMS
+) -> list[tuple[list[int], str]]:
     """Per person and label, up to AGGREGATE_ITEMS stated facts (and photo captions) in one key
     ("Melanie's activities, hobbies and events: went camping with …; …"), with their messages."""
     items: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
@@ -139,8 +141,8 @@ def aggregate_groups(rows: Sequence[Any], photos: bool = True) -> list[tuple[lis
                 items[(row.person, "photos")].append((row.id, re.sub(r"^a photo(?:graphy)? of ", "", name)))
     groups: list[tuple[list[int], str]] = []
     for (person, label), found in items.items():
-        for start in range(0, len(found), AGGREGATE_ITEMS):
-            part = found[start : start + AGGREGATE_ITEMS]
+        for start in range(0, len(found), size):
+            part = found[start : start + size]
             groups.append(([m for m, _ in part], f"{person}'s {label}: " + "; ".join(t for _, t in part)))
     return groups
 
@@ -149,7 +151,13 @@ def aggregates(rows: Sequence[Any]) -> list[tuple[int, str]]:
     return [(m, text) for ids, text in aggregate_groups(rows) for m in dict.fromkeys(ids)]
 
 
-KINDS = {"captions": captions, "facts": facts, "aggregates": aggregates}
+def tagged(rows: Sequence[Any]) -> list[tuple[int, str]]:
+    """Each fact (and caption) alone under its kind's label, the word a question would use
+    ("Melanie's activities, hobbies and events: went swimming with the kids")."""
+    return [(ids[0], text) for ids, text in aggregate_groups(rows, size=1)]
+
+
+KINDS = {"captions": captions, "facts": facts, "aggregates": aggregates, "tagged": tagged}
 
 
 def sentence_keys_with_facts(rows: Iterable[Any]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tests.benchmarks.key_kinds import aggregate_groups, captions, facts_of, sentence_keys_with_facts
+from tests.benchmarks.key_kinds import aggregate_groups, captions, facts_of, sentence_keys_with_facts, tagged
 
 
 def _row(
@@ -46,3 +46,11 @@ def test_captions_and_aggregates_point_back_to_every_source_message() -> None:
 def test_facts_replace_drops_only_the_sentence_keys_that_state_a_fact() -> None:
     rows = [_row(7, "John", "The weather was lovely all week. I visited my aunt in Boston last weekend.")]
     assert sentence_keys_with_facts(rows) == ["7:1"]
+
+
+def test_tagged_facts_carry_their_kinds_label_one_fact_a_key() -> None:
+    rows = [_row(1, "Melanie", "I went camping with my kids. I signed up for a pottery class.")]
+    assert tagged(rows) == [
+        (1, "Melanie's trips and places visited: went camping with Melanie's kids"),
+        (1, "Melanie's activities, hobbies and events: signed up for a pottery class"),
+    ]
