@@ -63,7 +63,9 @@ class SearchConfig:
     # List questions naming people ("which cities has John been to?", questions.py): this many
     # of the named people's messages nearest to the question without the names join the
     # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
-    list_pool: int = 50
+    # 80 rather than 50 since the message leg's nameless blend: +0.005 multi-hop R@10 on LoCoMo,
+    # nothing else moved (docs/benchmarks.md, "… (issue 12, `mh-rank`)").
+    list_pool: int = 80
     # A list question asking for a kind of thing ("which cities…", questions.asked_category):
     # this many of the named people's nearest messages are judged on their word closest to the
     # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
