@@ -113,7 +113,9 @@ def answer_shaped(query: str, names: Collection[str]) -> str | None:
         rest_tokens, rest_named = rest_tokens[1:], rest_named[1:]
     subject, j, plural = _subject(rest_tokens, rest_named)
     if subject is None:
-        return _plain_statement(tokens, words, named, names)
+        # "Who supports Caroline when…" (the person is not the subject); a question starting
+        # with an auxiliary and no named subject is not one we can read ("Was hat Melanie…").
+        return _plain_statement(tokens, words, named, names) if wh else None
     verb_tokens = _voiced(rest_tokens[j:], rest_named[j:], subject == "we")
     if subject.startswith("my ") and aux in _BE:
         # "What is Caroline's relationship status?": the whole rest is what is asked about.
