@@ -339,7 +339,7 @@ class MessageSearcher:
     def _nameless(self, text: str, mentions: Mentions) -> str | None:
         """The query without its names when a vector leg blends it in (key_query.py), else None."""
         config = self.config
-        wanted = config.message_nameless_mix > 0 or (
+        wanted = (config.message_nameless_mix > 0 and not asks_about_self(text)) or (
             config.key_nameless_mix > 0 and config.sentence_keys and self.keys is not None
         )
         return nameless_text(text, mentions) if wanted else None
