@@ -55,9 +55,18 @@ _VOWELS = frozenset("aeiou")
 _BE = frozenset({"is", "are", "am", "was", "were"})
 _ADVERBS = frozenset({"both", "ever", "also", "really", "actually", "still", "just", "never", "first", "all"})
 # Before these words a name or pronoun is a subject ("when she has…", "what Jon thinks…").
-_CLAUSE_START = frozenset({*_WH, "that", "and", "if", "because", "while", "since", "after", "before", "until"})
+_CLAUSE_START = frozenset(
+    {*_WH, "that", "and", "if", "because", "while", "since", "after", "before", "until"}
+)
 # A verb after a first-person subject that replaced a third-person one.
-_FIRST_PERSON_VERB = {"has": "have", "is": "am", "does": "do", "was": "was", "doesn't": "don't", "isn't": "am not"}
+_FIRST_PERSON_VERB = {
+    "has": "have",
+    "is": "am",
+    "does": "do",
+    "was": "was",
+    "doesn't": "don't",
+    "isn't": "am not",
+}
 
 
 def answer_shaped(query: str, names: Collection[str]) -> str | None:
@@ -89,7 +98,9 @@ def answer_shaped(query: str, names: Collection[str]) -> str | None:
             i += 1
         if i >= len(words) or words[i] not in _AUX:
             return _plain_statement(tokens, words, named, names)
-        head = [t for t in tokens[start:i] if t.lower() not in {"kind", "kinds", "type", "types", "of", "sort"}]
+        head = [
+            t for t in tokens[start:i] if t.lower() not in {"kind", "kinds", "type", "types", "of", "sort"}
+        ]
     elif words[0] in _AUX:
         wh = ""
     else:
@@ -102,7 +113,9 @@ def answer_shaped(query: str, names: Collection[str]) -> str | None:
         rest_tokens, rest_named = rest_tokens[1:], rest_named[1:]
     subject, j, plural = _subject(rest_tokens, rest_named)
     if subject is None:
-        return _plain_statement(tokens, words, named, names)
+        # "Who supports Caroline when…" (the person is not the subject); a question starting
+        # with an auxiliary and no named subject is not one we can read ("Was hat Melanie…").
+        return _plain_statement(tokens, words, named, names) if wh else None
     verb_tokens = _voiced(rest_tokens[j:], rest_named[j:], subject == "we")
     if subject.startswith("my ") and aux in _BE:
         # "What is Caroline's relationship status?": the whole rest is what is asked about.
@@ -157,7 +170,9 @@ def _voiced(tokens: list[str], named: list[bool], plural: bool) -> list[str]:
     return out
 
 
-def _plain_statement(tokens: list[str], words: list[str], named: list[bool], names: Collection[str]) -> str | None:
+def _plain_statement(
+    tokens: list[str], words: list[str], named: list[bool], names: Collection[str]
+) -> str | None:
     """A question whose named person is not its subject ("Who supports Caroline when she…"): the
     person becomes "me"/"my"/"I" in place, the question word stays (it is not what the answer says)."""
     out: list[str] = []
@@ -180,7 +195,9 @@ def _plain_statement(tokens: list[str], words: list[str], named: list[bool], nam
             subject = word == "I"
             continue
         if subject:
-            token = _FIRST_PERSON_VERB.get(low, token[:-1] if low.endswith("s") and not low.endswith("ss") else token)
+            token = _FIRST_PERSON_VERB.get(
+                low, token[:-1] if low.endswith("s") and not low.endswith("ss") else token
+            )
         subject = False
         out.append(token)
     return _join(out) if out else None

@@ -12,7 +12,8 @@ Messages are the same: every message of a two-person chat is addressed to the ot
 ("Wow, Melanie! …"), so the name pulls the query towards greetings and away from what the named
 person wrote about the rest of the question. The message leg and the candidates' cosines use
 the same blend (`SearchConfig.message_nameless_mix`), from the same second embedding
-(docs/benchmarks.md, "Recall: … (issue 12, `mh-rank`)").
+(docs/benchmarks.md, "Recall: … (issue 12, `mh-rank`)"), unless the query speaks in the first
+person ("did I pay Tom…"): its answer is the asker's own message, often addressed to that person.
 
 A list question naming people ("Which cities has John been to?") keeps the query's own vector:
 its answers are that person's messages, so the name's pull is what finds them (and the named
@@ -21,6 +22,7 @@ people's own nearest messages come in through their own pass, messages.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -37,6 +39,17 @@ def nameless_text(text: str, mentions: Mentions) -> str | None:
         return None
     nameless = without_names(text, mentions)
     return None if nameless == text else nameless
+
+
+# "did I pay Tom…", "what did we tell Anna…": the person asking wrote the answer, often to the named
+# person by name ("Sent you the money, Tom"), so the name is evidence (the precision set's "did I
+# pay Tom for the hut" fell from 3rd to 4th with the message leg blended). Case-sensitive: "US".
+_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Oo]urs)\b")
+
+
+def asks_about_self(text: str) -> bool:
+    """Whether the query speaks in the first person (the asker's own messages are its answers)."""
+    return _FIRST_PERSON.search(text) is not None
 
 
 def blend(vector: np.ndarray, other: np.ndarray, mix: float) -> np.ndarray:

@@ -24,7 +24,7 @@ from app.core.search.answer_shape import answer_shaped
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
-from app.core.search.key_query import blend, key_query_vector, nameless_text
+from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_words import without_frame
 from app.core.search.questions import asked_category, asks_for_list
@@ -64,7 +64,9 @@ class SearchConfig:
     # List questions naming people ("which cities has John been to?", questions.py): this many
     # of the named people's messages nearest to the question without the names join the
     # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
-    list_pool: int = 50
+    # 80 rather than 50 since the message leg's nameless blend: +0.005 multi-hop R@10 on LoCoMo,
+    # nothing else moved (docs/benchmarks.md, "… (issue 12, `mh-rank`)").
+    list_pool: int = 80
     # A list question asking for a kind of thing ("which cities…", questions.asked_category):
     # this many of the named people's nearest messages are judged on their word closest to the
     # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
@@ -89,10 +91,11 @@ class SearchConfig:
     # towards the query without the names: keys carry their writer's name, which otherwise lifts
     # every message of the named person (key_query.py); 0 = the query's own vector.
     key_nameless_mix: float = 0.5
-    # Embed a question about named people also as the statement they would write ("What books has
-    # Tim read?" -> "I have read books", answer_shape.py) for: the list questions' named order
-    # ("named"), the key leg's nameless half ("keys"), both, or neither ("").
-    answer_shape: str = ""
+    # A list question's named order also embeds the statement its people would write ("What books
+    # has Tim read?" -> "I have read books", answer_shape.py), blended with the question without
+    # the names. Off: +0.001 multi-hop R@10 on LoCoMo for one more embedding; as the key leg's
+    # nameless half it lost 0.003 (docs/benchmarks.md, "… (issue 12, `mh-rank`)").
+    answer_shape: bool = False
     # The same for the message leg and every candidate's cosine (key_query.py; the second
     # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
     message_nameless_mix: float = 0.5
@@ -202,7 +205,11 @@ class MessageSearcher:
         query_vector = self.embedder.embed_query(query.text)
         nameless_vector = nameless_future.result() if nameless_future is not None else None
         vector = query_vector
-        if nameless_vector is not None and self.config.message_nameless_mix > 0:
+        if (
+            nameless_vector is not None
+            and self.config.message_nameless_mix > 0
+            and not asks_about_self(query.text)
+        ):
             vector = blend(query_vector, nameless_vector, self.config.message_nameless_mix)
         key_future = None
         with_keys = self.keys is not None and self.config.sentence_keys and self.keys.collection.exists
@@ -348,20 +355,13 @@ class MessageSearcher:
         def embed(text: str) -> np.ndarray:
             return nameless if nameless is not None else self.embedder.embed_query(text)
 
-        if "keys" in self.config.answer_shape:
-            shaped = self._shaped(text, mentions)
-
-            def embed(text: str) -> np.ndarray:  # noqa: F811
-                own = nameless if nameless is not None else self.embedder.embed_query(text)
-                return _blend(own, shaped) if shaped is not None else own
-
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
 
     def _nameless(self, text: str, mentions: Mentions) -> str | None:
         """The query without its names when a vector leg blends it in (key_query.py), else None."""
         config = self.config
-        wanted = config.message_nameless_mix > 0 or (
+        wanted = (config.message_nameless_mix > 0 and not asks_about_self(text)) or (
             config.key_nameless_mix > 0 and config.sentence_keys and self.keys is not None
         )
         return nameless_text(text, mentions) if wanted else None
@@ -417,8 +417,9 @@ class MessageSearcher:
         if nameless == query.text:
             return ()
         vector = self.embedder.embed_query(nameless)
-        if "named" in self.config.answer_shape:
-            vector = _blend(vector, self._shaped(query.text, mentions))
+        if self.config.answer_shape:
+            shaped = self._shaped(query.text, mentions)
+            vector = blend(vector, shaped, 0.5) if shaped is not None else vector
         # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
         # people's answers, and one person's messages can be nearer to the question throughout.
         orders = [
@@ -485,14 +486,6 @@ class MessageSearcher:
         if f.since is not None and row.timestamp < f.since:
             return False
         return not (f.until is not None and row.timestamp > f.until)
-
-
-def _blend(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-    if b is None:
-        return a
-    mixed = a.astype(np.float32) + b.astype(np.float32)
-    norm = float(np.linalg.norm(mixed))
-    return mixed / norm if norm > 0 else a
 
 
 _HIT_COLUMNS = (

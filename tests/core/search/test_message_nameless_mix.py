@@ -78,7 +78,9 @@ def test_both_legs_share_one_embedding_of_the_query_without_the_names(
     embedder = counting
     embedder.queries.clear()
     _relevance(svc, "Which class did Caroline sign up for?", 0.5)
-    assert sorted(embedder.queries) == sorted(["Which class did Caroline sign up for?", "Which class did sign up for?"])
+    assert sorted(embedder.queries) == sorted(
+        ["Which class did Caroline sign up for?", "Which class did sign up for?"]
+    )
     # A query naming nobody is embedded once.
     embedder.queries.clear()
     _relevance(svc, "pottery class", 0.5)
