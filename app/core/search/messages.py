@@ -361,8 +361,14 @@ class MessageSearcher:
     def _nameless(self, text: str, mentions: Mentions) -> str | None:
         """The query without its names when a vector leg blends it in (key_query.py), else None."""
         config = self.config
+        # An empty key collection (keys not built yet) skips its leg, so its blend is not wanted.
+        keys = self.keys
         wanted = (config.message_nameless_mix > 0 and not asks_about_self(text)) or (
-            config.key_nameless_mix > 0 and config.sentence_keys and self.keys is not None
+            config.key_nameless_mix > 0
+            and config.sentence_keys
+            and keys is not None
+            and keys.collection.exists
+            and not keys.matrix().holds_nothing()
         )
         return nameless_text(text, mentions) if wanted else None
 
