@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -35,6 +36,17 @@ class Released:
     @property
     def freed_mb(self) -> float:
         return max(0.0, self.rss_before_mb - self.rss_after_mb)
+
+
+def prefer_system_arrow_pool() -> None:
+    """Arrow allocates from the system allocator unless the user chose a pool (before pyarrow loads).
+
+    pyarrow's default pool (mimalloc in the wheels) keeps freed segments even after
+    `release_unused`: three cycles of searches, an import, an insight and a forgetting run, each
+    followed by the idle release, left 289 MB of anonymous memory with it and 242 MB with the
+    system allocator, at the same CPU per search (docs/benchmarks.md, "Lead, session 7").
+    """
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 
 @lru_cache(maxsize=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -30,3 +32,13 @@ def test_a_freed_peak_goes_back_to_the_os() -> None:
 def test_limit_arenas_is_safe_to_call_again() -> None:
     assert memory_trim.limit_arenas(2) == (memory_trim._libc() is not None)
     assert memory_trim.limit_arenas(2) == (memory_trim._libc() is not None)
+
+
+def test_arrow_uses_the_system_allocator_unless_the_user_chose() -> None:
+    code = "import app, pyarrow; print(pyarrow.default_memory_pool().backend_name)"
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    ours = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert ours.stdout.strip() == "system"
+    env["ARROW_DEFAULT_MEMORY_POOL"] = "mimalloc"
+    chosen = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert chosen.stdout.strip() == "mimalloc"
