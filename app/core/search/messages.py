@@ -196,6 +196,19 @@ class MessageSearcher:
             key_future = self._keyword_pool.submit(
                 self._key_leg, self.keys, query.text, mentions, vector, key_where
             )
+        nameless = without_names(query.text, mentions)
+        # On the index path the floor asks for the query without the names in about two of three
+        # searches naming people (LoCoMo questions): embedded on a worker while the vector leg
+        # runs, it is ready when the ranking asks instead of costing an embedding then, on the
+        # search thread. (The key leg, when it runs, embeds the same text: no second copy.)
+        bare_future = (
+            self._keyword_pool.submit(self.embedder.embed_query, nameless)
+            if store is not None
+            and key_future is None
+            and self.config.floor_nameless
+            and nameless != query.text
+            else None
+        )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -275,12 +288,13 @@ class MessageSearcher:
             return context, {n: fetched[n] for n in around if n in fetched}
 
         nameless_context = None
-        nameless = without_names(query.text, mentions)
         if self.config.floor_nameless and nameless != query.text:
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
-                bare = self.embedder.embed_query(nameless)
+                # Used only when the floor asks (ranking._unheld_word).
+                bare = (
+                    bare_future.result() if bare_future is not None else self.embedder.embed_query(nameless)
+                )
                 if matrix.view() is None and store is not None:
                     # No in-memory copy: the same cosines and windows from the stored vectors
                     # (read once per query). Without them the index path skipped this judgement
