@@ -400,13 +400,13 @@ class MessageSearcher:
         keys = [h.key for h in hits]
         if self._stored_windows():
             with self.db.read() as session:
-                store.read(session, keys)
+                store.prefetch(session, keys)
         return hits, store.vectors(keys)
 
     def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
         if keys:
             with self.db.read() as session:
-                store.prefetch(session, keys)
+                store.read(session, keys)
 
     def _stored_windows(self) -> bool:
         """Whether candidates get windows on the index path."""
