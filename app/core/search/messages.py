@@ -222,6 +222,22 @@ class MessageSearcher:
             key_future = self._keyword_pool.submit(
                 self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
+        nameless = without_names(query.text, mentions)
+        # The floor judges a query naming people without the names and without its question
+        # frame (query_words.without_frame: "got" alone is close to every "get" of the archive).
+        floor_text = without_frame(nameless) if self.config.floor_frame else nameless
+        # On the index path the floor asks for it in about two of three searches naming people
+        # (LoCoMo questions): embedded on a worker while the vector leg runs, it is ready when the
+        # ranking asks instead of costing an embedding then, on the search thread. When it is the
+        # text both vector legs blend in, that embedding serves.
+        floor_future = (
+            self._keyword_pool.submit(self.embedder.embed_query, floor_text)
+            if store is not None
+            and self.config.floor_nameless
+            and nameless != query.text
+            and floor_text != bare
+            else None
+        )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -301,16 +317,14 @@ class MessageSearcher:
             return context, {n: fetched[n] for n in around if n in fetched}
 
         nameless_context = None
-        nameless = without_names(query.text, mentions)
         if self.config.floor_nameless and nameless != query.text:
-            floor_text = without_frame(nameless) if self.config.floor_frame else nameless
 
             def nameless_context(keys: Sequence[str]) -> CandidateContext | None:
-                # Embedded only when the floor asks (ranking._unheld_word): most queries never do.
-                # Without the question's frame too (query_words.without_frame): "got" alone
-                # is close to every "get" of the archive.
+                # Used only when the floor asks (ranking._unheld_word).
                 if nameless_vector is not None and floor_text == bare:
                     floor_vector = nameless_vector
+                elif floor_future is not None:
+                    floor_vector = floor_future.result()
                 else:
                     floor_vector = self.embedder.embed_query(floor_text)
                 if matrix.view() is None and store is not None:
@@ -450,13 +464,13 @@ class MessageSearcher:
         keys = [h.key for h in hits]
         if self._stored_windows():
             with self.db.read() as session:
-                store.read(session, keys)
+                store.prefetch(session, keys)
         return hits, store.vectors(keys)
 
     def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
         if keys:
             with self.db.read() as session:
-                store.prefetch(session, keys)
+                store.read(session, keys)
 
     def _stored_windows(self) -> bool:
         """Whether candidates get windows on the index path."""
