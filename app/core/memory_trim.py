@@ -24,7 +24,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-M_ARENA_MAX = -8  # mallopt parameter number, from glibc's malloc.h
+M_ARENA_MAX = -8  # mallopt parameter numbers, from glibc's malloc.h
+M_MMAP_THRESHOLD = -3
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,23 @@ def limit_arenas(count: int = 2) -> bool:
     if libc is None or count < 1:
         return False
     return bool(libc.mallopt(M_ARENA_MAX, count))
+
+
+def fix_mmap_threshold(size: int = 256 * 1024) -> bool:
+    """Serve allocations of `size` bytes and more by mmap for the process's life (glibc only).
+
+    glibc raises its mmap threshold (up to 32 MB) each time a large mapped block is freed, so the
+    large buffers of later peaks (search matrices, Arrow batches, ONNX activations) come from the
+    heaps instead and fragment them: anonymous memory after the idle release kept climbing over
+    cycles of searches, imports, insight and forgetting runs (205, 216, 260, 264 MB) and stayed
+    flat with a fixed threshold (203, 212, 215, 217 MB), at the same CPU per search
+    (docs/benchmarks.md, "Lead, session 7"). Setting it also stops the raising. A threshold the
+    user chose (MALLOC_MMAP_THRESHOLD_) is kept.
+    """
+    libc = _libc()
+    if libc is None or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    return bool(libc.mallopt(M_MMAP_THRESHOLD, size))
 
 
 def release() -> Released:

@@ -42,3 +42,35 @@ def test_arrow_uses_the_system_allocator_unless_the_user_chose() -> None:
     env["ARROW_DEFAULT_MEMORY_POOL"] = "mimalloc"
     chosen = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert chosen.stdout.strip() == "mimalloc"
+
+
+_FRAGMENT = """
+import ctypes, sys
+import numpy as np
+if sys.argv[1] == "app":
+    import app  # noqa: F401
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+a = np.ones(2_000_000)  # a 16 MB mapped block, freed: glibc would raise its threshold to 16 MB
+del a
+kept, blocks = [], []
+for _ in range(20):
+    blocks.append(np.ones(500_000))  # 4 MB
+    kept.append(libc.malloc(1000))  # pins the heap above each block, as live objects do
+from app.core.memory_trim import rss_mb
+before = rss_mb()
+del blocks
+print(before - rss_mb())
+"""
+
+
+@pytest.mark.skipif(memory_trim._libc() is None, reason="glibc only")
+def test_freed_buffers_go_back_at_once_with_the_threshold_fixed() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+
+    def returned_mb(mode: str) -> float:
+        run = [sys.executable, "-c", _FRAGMENT, mode]
+        return float(subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout)
+
+    assert returned_mb("app") > 60  # 80 MB freed: mapped on their own, unmapped at once
+    assert returned_mb("plain") < 20  # glibc's own rule: holes in the heap that stay
