@@ -81,16 +81,17 @@ def limit_arenas(count: int = 2) -> bool:
     return bool(libc.mallopt(M_ARENA_MAX, count))
 
 
-def fix_mmap_threshold(size: int = 256 * 1024) -> bool:
+def fix_mmap_threshold(size: int = 4 * 1024 * 1024) -> bool:
     """Serve allocations of `size` bytes and more by mmap for the process's life (glibc only).
 
     glibc raises its mmap threshold (up to 32 MB) each time a large mapped block is freed, so the
-    large buffers of later peaks (search matrices, Arrow batches, ONNX activations) come from the
+    large buffers of later peaks (Arrow batches, ONNX activations, whole-table reads) come from the
     heaps instead and fragment them: anonymous memory after the idle release kept climbing over
     cycles of searches, imports, insight and forgetting runs (205, 216, 260, 264 MB) and stayed
-    flat with a fixed threshold (203, 212, 215, 217 MB), at the same CPU per search
-    (docs/benchmarks.md, "Lead, session 7"). Setting it also stops the raising. A threshold the
-    user chose (MALLOC_MMAP_THRESHOLD_) is kept.
+    flat with a fixed threshold (4 MB: 210, 214, 218 MB; 256 KB: 203, 212, 215, 217 MB). 4 MB
+    keeps a search's own score arrays (~0.4 MB at 100k) on the heap: with 256 KB every search
+    mapped and faulted them in again, +1 ms of CPU a REST search (docs/benchmarks.md, "Lead,
+    session 7"). A threshold the user chose (MALLOC_MMAP_THRESHOLD_) is kept.
     """
     libc = _libc()
     if libc is None or "MALLOC_MMAP_THRESHOLD_" in os.environ:
