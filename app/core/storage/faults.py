@@ -73,8 +73,12 @@ def _from_sqlite(code: int | None, path: Path, exc: BaseException) -> StorageErr
     if code == SQLITE_FULL or (code == SQLITE_IOERR and disk_is_full(path)):
         return disk_full(path)
     if code in (SQLITE_BUSY, SQLITE_LOCKED):
+        # The extended name (SQLITE_BUSY_SNAPSHOT, _RECOVERY, …) says whether the busy timeout was
+        # waited out or SQLite refused at once: what to look at when this happens.
+        inner = exc.orig if isinstance(exc, DBAPIError) else exc
+        name = getattr(inner, "sqlite_errorname", None)
         return StorageLocked(
-            f"the database {path} stayed locked by another process ({detail})",
+            f"the database {path} stayed locked by another process ({detail}{f', {name}' if name else ''})",
             hint="another Strata process (an import, the app) is writing; let it finish, then retry",
         )
     if code in (SQLITE_CORRUPT, SQLITE_NOTADB):
