@@ -118,7 +118,8 @@ def test_two_writer_processes_lose_nothing(tmp_path: Path, cli_env: dict[str, st
         for f in files
     ]
     outputs = [p.communicate(timeout=240) for p in procs]
-    assert all(p.returncode == 0 for p in procs), outputs
+    # Whole stderr on failure: pytest's repr of the byte tuples cut the one line that mattered.
+    assert all(p.returncode == 0 for p in procs), "\n".join(o[1].decode() for o in outputs)
     assert sum(json.loads(o[0])["imported"] for o in outputs) == 600
     stats = json.loads(runner.invoke(cli, ["stats", "--json"]).stdout)
     assert stats["messages"] == 600 and stats["vectors"] == 600

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +72,27 @@ def test_locked_database_is_storage_locked_after_the_busy_timeout(tmp_path: Path
         holder.execute("ROLLBACK")
         holder.close()
         db.dispose()
+
+
+def test_opening_waits_for_a_neighbour_that_holds_the_write_lock_of_a_new_file(tmp_path: Path) -> None:
+    # A file still in rollback mode whose write lock another process holds: SQLite refuses the
+    # switch to WAL at once, without its busy handler. Two imports into a new data dir met this.
+    path = tmp_path / "x.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO t VALUES (1)")
+    releaser = threading.Timer(0.4, lambda: holder.execute("COMMIT"))
+    releaser.start()
+    try:
+        db = Database(path, busy_timeout_ms=5_000)
+        with db.read() as session:
+            mode = session.connection().exec_driver_sql("PRAGMA journal_mode").scalar()
+        assert mode == "wal"
+        db.dispose()
+    finally:
+        releaser.join()
+        holder.close()
 
 
 def test_corrupt_file_is_named_with_what_to_do(tmp_path: Path) -> None:

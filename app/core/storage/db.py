@@ -29,6 +29,35 @@ BUSY_TIMEOUT_MS = 30_000
 MAX_SQL_PARAMS = 900
 
 
+def _enable_wal(cur: sqlite3.Cursor, busy_ms: int) -> None:
+    """Switch the file to WAL (a lasting property of the file), waiting out a busy neighbour.
+
+    SQLite does not call the busy handler when the switch meets another connection's write lock
+    on a file still in rollback mode: it fails at once. Two processes opening a new data dir
+    together hit exactly that, so the switch is retried here for as long as the busy timeout.
+    """
+    deadline = time.monotonic() + busy_ms / 1000
+    pause = 0.005
+    while True:
+        try:
+            if cur.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+            mode = cur.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if faults.sqlite_code(exc) not in (faults.SQLITE_BUSY, faults.SQLITE_LOCKED):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+        else:
+            if mode != "wal":
+                # Refused without an error (e.g. a file system without shared memory): rollback
+                # mode works, only with less concurrency, so carry on rather than refuse to open.
+                log.warning("the database stays in %s journal mode: WAL is not available here", mode)
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
 def _make_engine(
     path: Path, begin_sql: str, *, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS
 ) -> Engine:
@@ -46,11 +75,11 @@ def _make_engine(
         # Let SQLAlchemy's "begin" hook control transactions instead of pysqlite's guesswork.
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
         if not read_only:
-            cur.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(cur, busy_ms)
             cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
         # Deleted means gone: freed pages and cells are overwritten with zeros, not left on disk.
         cur.execute("PRAGMA secure_delete=ON")
         cur.close()
