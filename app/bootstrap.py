@@ -169,6 +169,10 @@ def build_services(
         if settings.search.sentence_keys
         else None
     )
+    # The exact copies' projected scan (vector_cache.py): how many rows each scores in full.
+    for corpus in (processor.corpus, keys.corpus if keys is not None else None):
+        if corpus is not None:
+            corpus.rescore_rows = settings.search.vector_rescore_rows
     searcher = MessageSearcher(
         db,
         processor.corpus,

@@ -63,6 +63,10 @@ class SearchSettings(BaseModel):
     # Each sentence of a message is also searched, told about its writer ("my" → "John's"):
     # built in the background after import (docs/ARCHITECTURE.md, "Sentence keys").
     sentence_keys: bool = True
+    # The in-memory exact copy (20k-150k rows) scores in full only this many rows best on its
+    # projections (and at least 13 per hit asked for); 0 = the exact bound, same answers, ~1.8 ms
+    # more CPU a search at 100k (docs/ARCHITECTURE.md, "Vector search").
+    vector_rescore_rows: int = Field(default=400, ge=0)
 
 
 class RetentionRuleSettings(BaseModel):

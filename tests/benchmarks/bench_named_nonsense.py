@@ -52,11 +52,15 @@ def main() -> int:
     parser.add_argument(
         "--variant", action="append", default=[], help="SearchConfig fields, e.g. list_pool=0"
     )
+    parser.add_argument(
+        "--query-activations", default="float", choices=["int8", "float"], help="embedding.query_activations"
+    )
     args = parser.parse_args()
     if not (args.workdir / "strata.sqlite3").exists():
         print(f"skipped: no imported archive in {args.workdir} (run bench_locomo.py --workdir first)")
         return 0
-    services = build_services(Settings(data_dir=args.workdir, embedding=EmbeddingSettings(provider="local")))
+    embedding = EmbeddingSettings(provider="local", query_activations=args.query_activations)
+    services = build_services(Settings(data_dir=args.workdir, embedding=embedding))
     searcher = services.memory.searcher
     default = searcher.config
     for label in ["default", *args.variant]:

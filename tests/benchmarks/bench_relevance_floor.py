@@ -7,7 +7,8 @@ For each candidate floor the table shows the share of nonsense queries left with
 share of found evidence the floor would hide. The default (`search.relevance_floor`) is the lowest
 floor that empties ≥ 95 % of nonsense queries.
 
-    python tests/benchmarks/bench_relevance_floor.py [--workdir DIR]
+    python tests/benchmarks/bench_relevance_floor.py [--workdir DIR] [--query-activations int8|float]
+        [--variant relevance.cosine_low=0.16]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.bootstrap import build_services
 from app.core.settings import EmbeddingSettings, Settings
+from tests.benchmarks.bench_locomo import with_field
 from tests.benchmarks.locomo_data import DATA, load
 
 # Words unlikely in personal chat, combined in threes ("xylophone quantum zebra").
@@ -45,12 +47,21 @@ def nonsense_queries(n: int = 100, seed: int = 7) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workdir", type=Path, default=None, help="reuse an imported data dir")
+    parser.add_argument(
+        "--query-activations", default="float", choices=["int8", "float"], help="embedding.query_activations"
+    )
+    parser.add_argument("--variant", default=None, help="SearchConfig fields for the run (bench_locomo.py)")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="strata-floor-"))
-    services = build_services(Settings(data_dir=workdir, embedding=EmbeddingSettings(provider="local")))
+    embedding = EmbeddingSettings(provider="local", query_activations=args.query_activations)
+    services = build_services(Settings(data_dir=workdir, embedding=embedding))
+    if args.variant:
+        searcher = services.memory.searcher
+        searcher.config = with_field(searcher.config, args.variant)
+    print(f"{args.query_activations} queries; {args.variant or 'default settings'}")
     messages, questions = load()
     services.memory.ingest(messages)
     best_nonsense = []

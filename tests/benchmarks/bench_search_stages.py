@@ -9,12 +9,15 @@ machine's load, unlike wall time; the HTTP layer (uvicorn, routing, auth, admiss
 query parsing) is what `bench_rest.py`'s server CPU per request adds on top of the total here.
 
     python tests/benchmarks/bench_search_stages.py --data-dir DIR [--queries 300] [--limit 10]
-        [--compare blas|int8] [--dump FILE] [--code-root CHECKOUT]
+        [--compare blas|int8|rescore] [--dump FILE] [--code-root CHECKOUT]
 
 `--compare blas` times the same handler with NumPy's BLAS at its default threads (one per core)
 and at one thread, `--compare int8` with float and int8 query activations, query by query
 interleaved in one process (no stage wrappers, keyword leg on its pool as served): process CPU
 per search of each, and their ratio, which the machine's load moves much less than either.
+`--compare rescore` does the same for the exact copies' projected scan (`search.vector_rescore_rows`
+0, the exact bound, against the data dir's setting): the same query text in both arms, the query
+cache cleared before each search, and the agreement of the two answers (top `--limit` ids, scores).
 
 `--dump FILE` writes each query's response (hits with ids, scores, relevances) as JSON lines,
 at a fixed clock, so two checkouts' answers on two copies of the same data dir can be compared
@@ -166,7 +169,7 @@ def run(data_dir: Path, n: int, limit: int) -> None:
     print(f"| **total (main thread)** | **{1000 * total / n:.2f}** | |")
 
 
-def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
+def compare(data_dir: Path, n: int, limit: int, what: str, rescore: int | None = None) -> None:
     """Process CPU per search of two variants, interleaved query by query."""
     from threadpoolctl import threadpool_limits
 
@@ -175,6 +178,9 @@ def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
 
     services = build_services(load_settings(data_dir))
     _, base = bench_search.corpus("synthetic", 10)
+    if what == "rescore":
+        compare_rescore(services, base, n, limit, data_dir, rescore)
+        return
     if what == "blas":
         cores = os.cpu_count() or 1
         arms: dict[str, Callable[[], Any]] = {
@@ -205,6 +211,62 @@ def compare(data_dir: Path, n: int, limit: int, what: str) -> None:
     print(f"  ratio {second / first:.2f}")
 
 
+def compare_rescore(
+    services: Services, base: list[str], n: int, limit: int, data_dir: Path, rescore: int | None = None
+) -> None:
+    """Exact bound against the projected scan: process CPU per search and answer agreement."""
+    searcher = services.memory.searcher
+    corpora = [c for c in (searcher.corpus, searcher.keys) if c is not None]
+    rows = corpora[0].rescore_rows
+    other = rows if rescore is None else rescore  # --rescore 0: the exact bound twice (noise)
+    arms = {"exact bound (rescore 0)": 0, f"projected scan (rescore {other})": other}
+    spent = dict.fromkeys(arms, 0.0)
+    same_ids = same_first = same_scores = 0
+    overlap = 0.0
+    for i in range(20 + n):
+        query = f"{base[i % len(base)]} {i}"
+        answers = []
+        for name, value in list(arms.items()) if i % 2 else list(arms.items())[::-1]:
+            for corpus in corpora:
+                corpus.rescore_rows = value
+            _clear_query_cache(services.embedder)
+            started = time.process_time()
+            out = search_route._search(services, SearchIn(query=query, limit=limit))
+            out.model_dump_json()
+            if i >= 20:  # the first 20 warm up both arms
+                spent[name] += time.process_time() - started
+            answers.append((name, [(h.id, h.score) for h in out.hits]))
+        if i < 20:
+            continue
+        a, b = (dict(answers)[name] for name in arms)
+        ids_a, ids_b = [h[0] for h in a], [h[0] for h in b]
+        same_ids += ids_a == ids_b
+        same_scores += a == b
+        same_first += ids_a[:1] == ids_b[:1]
+        overlap += len(set(ids_a) & set(ids_b)) / max(1, len(ids_a), len(ids_b))
+    for corpus in corpora:
+        corpus.rescore_rows = rows
+    print(f"{n} searches per arm, interleaved, limit {limit}, {data_dir}; load {os.getloadavg()[0]:.1f}")
+    first, second = spent.values()
+    for name, value in spent.items():
+        print(f"  {name}: {1000 * value / n:.1f} ms process CPU/search")
+    print(f"  ratio {second / first:.3f} ({1000 * (second - first) / n:+.2f} ms)")
+    print(
+        f"  agreement: same top {limit} ids in order {same_ids}/{n}, ids and scores {same_scores}/{n}, "
+        f"same first hit {same_first}/{n}, mean overlap {overlap / n:.4f}"
+    )
+
+
+def _clear_query_cache(embedder: Any) -> None:
+    """Forget cached query vectors (each arm must embed, or the second would be cheaper)."""
+    active = getattr(embedder, "_active", embedder)
+    for holder in (active, getattr(active, "documents", None)):
+        for name in ("_query_cache", "_cache"):
+            cache = getattr(holder, name, None)
+            if cache is not None:
+                cache.clear()
+
+
 def dump(data_dir: Path, n: int, limit: int, path: Path) -> None:
     """Every query's hits as one JSON line each (fixed clock: recency is part of the score)."""
     from app.core.clock import FixedClock
@@ -224,14 +286,15 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--compare", choices=["blas", "int8"], default=None)
+    parser.add_argument("--compare", choices=["blas", "int8", "rescore"], default=None)
+    parser.add_argument("--rescore", type=int, default=None, help="--compare rescore: the second arm's rows")
     parser.add_argument("--dump", type=Path, default=None, help="write each query's hits (JSON lines)")
     parser.add_argument("--code-root", type=Path, default=None, help="search with this checkout's code")
     args = parser.parse_args()
     if args.dump:
         dump(args.data_dir, args.queries, args.limit, args.dump)
     elif args.compare:
-        compare(args.data_dir, args.queries, args.limit, args.compare)
+        compare(args.data_dir, args.queries, args.limit, args.compare, args.rescore)
     else:
         run(args.data_dir, args.queries, args.limit)
     return 0

@@ -25,7 +25,13 @@ from app.core.index.filters import Filter, to_mask, to_sql
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import LegHit, ranked
 from app.core.storage.keyword import MESSAGE_KIND, KeywordIndex
-from app.core.storage.vector_cache import DEFAULT_MAX_ROWS, VectorMatrixCache
+from app.core.storage.vector_cache import (
+    DEFAULT_MAX_ROWS,
+    PROJECT_MIN_ROWS,
+    PROJECTED_DIMENSIONS,
+    RESCORE_ROWS,
+    VectorMatrixCache,
+)
 from app.core.storage.vectors import VectorCollection, VectorStore
 
 
@@ -74,6 +80,10 @@ class Corpus:
         self.keywords = keywords
         self.leases = leases
         self.max_cached_rows = max_cached_rows  # rows above which LanceDB's index serves
+        self._rescore_rows = RESCORE_ROWS
+        # The copies' projection (vector_cache.py); read when a copy is made (tests lower them).
+        self.project_min_rows = PROJECT_MIN_ROWS
+        self.projected_dimensions = PROJECTED_DIMENSIONS
         self._caches: dict[str, VectorMatrixCache] = {}
         self._indexes: dict[str, AnnIndex] = {}
 
@@ -89,11 +99,28 @@ class Corpus:
     def collection_for(self, model_id: str, dimensions: int) -> VectorCollection:
         return self.vectors.collection(self.spec.collection, model_id, dimensions, self.spec.columns)
 
+    @property
+    def rescore_rows(self) -> int:
+        """Rows of a projected copy scored in full (`search.vector_rescore_rows`; 0 = exact bound)."""
+        return self._rescore_rows
+
+    @rescore_rows.setter
+    def rescore_rows(self, rows: int) -> None:
+        self._rescore_rows = rows
+        for cache in list(self._caches.values()):
+            cache.rescore_rows = rows
+
     def matrix(self, collection: VectorCollection | None = None) -> VectorMatrixCache:
         collection = collection or self.collection
         cache = self._caches.get(collection.name)
         if cache is None:
-            cache = VectorMatrixCache(collection, max_rows=self.max_cached_rows)
+            cache = VectorMatrixCache(
+                collection,
+                max_rows=self.max_cached_rows,
+                project_min_rows=self.project_min_rows,
+                projected_dimensions=self.projected_dimensions,
+                rescore_rows=self.rescore_rows,
+            )
             self._caches[collection.name] = cache
         return cache
 
