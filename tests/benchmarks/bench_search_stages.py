@@ -221,6 +221,7 @@ def compare_rescore(
     other = rows if rescore is None else rescore  # --rescore 0: the exact bound twice (noise)
     arms = {"exact bound (rescore 0)": 0, f"projected scan (rescore {other})": other}
     spent = dict.fromkeys(arms, 0.0)
+    walls: dict[str, list[float]] = {name: [] for name in arms}
     same_ids = same_first = same_scores = 0
     overlap = 0.0
     for i in range(20 + n):
@@ -230,11 +231,12 @@ def compare_rescore(
             for corpus in corpora:
                 corpus.rescore_rows = value
             _clear_query_cache(services.embedder)
-            started = time.process_time()
+            started, wall = time.process_time(), time.perf_counter()
             out = search_route._search(services, SearchIn(query=query, limit=limit))
             out.model_dump_json()
             if i >= 20:  # the first 20 warm up both arms
                 spent[name] += time.process_time() - started
+                walls[name].append(1000 * (time.perf_counter() - wall))
             answers.append((name, [(h.id, h.score) for h in out.hits]))
         if i < 20:
             continue
@@ -249,7 +251,10 @@ def compare_rescore(
     print(f"{n} searches per arm, interleaved, limit {limit}, {data_dir}; load {os.getloadavg()[0]:.1f}")
     first, second = spent.values()
     for name, value in spent.items():
-        print(f"  {name}: {1000 * value / n:.1f} ms process CPU/search")
+        p50, p95 = bench_search.percentile(walls[name], 0.5), bench_search.percentile(walls[name], 0.95)
+        print(
+            f"  {name}: {1000 * value / n:.1f} ms process CPU/search; wall p50 {p50:.1f} / p95 {p95:.1f} ms"
+        )
     print(f"  ratio {second / first:.3f} ({1000 * (second - first) / n:+.2f} ms)")
     print(
         f"  agreement: same top {limit} ids in order {same_ids}/{n}, ids and scores {same_scores}/{n}, "
