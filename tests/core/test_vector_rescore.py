@@ -61,3 +61,16 @@ def test_the_setting_reaches_both_vector_copies(tmp_path) -> None:
                 assert corpus.rescore_rows == rows and corpus.matrix().rescore_rows == rows
         finally:
             services.close()
+
+
+def test_a_narrow_filter_scores_its_few_rows_exactly(tmp_path) -> None:
+    rng = np.random.default_rng(11)
+    vectors = _clustered(rng, 3000, dims=32)
+    collection = VectorStore(tmp_path / "v").collection("t", "m", 32, ("user_id",))
+    owners = ["few" if i % 20 == 0 else "many" for i in range(3000)]  # 150 rows pass the filter
+    collection.upsert([f"k{i:04d}" for i in range(3000)], vectors, [{"user_id": o} for o in owners])
+    cache = VectorMatrixCache(collection, project_min_rows=1, projected_dimensions=4, rescore_rows=200)
+    for query in _clustered(rng, 10, dims=32):
+        hits = cache.search(query, 10, lambda c: c["user_id"] == "few") or []
+        exact = np.where(np.array(owners) == "few", vectors @ query, -np.inf)
+        assert [h.key for h in hits] == [f"k{i:04d}" for i in np.argsort(-exact, kind="stable")[:10]]

@@ -339,6 +339,11 @@ class VectorMatrixCache:
         rescore = max(self.rescore_rows, RESCORE_PER_HIT * k) if self.rescore_rows > 0 else 0
         if view.projection is not None and 0 < rescore < count:
             rows, scores = _projected_best_scores(matrix, view.projection, query, keep, rescore)
+        elif view.projection is not None and rescore:
+            # A narrow filter keeps no more rows than the scan would score: score them, exactly,
+            # without the pass over every row's projection.
+            rows = np.flatnonzero(keep)
+            scores = matrix[rows] @ query
         elif view.projection is not None:
             rows, scores = _bounded_scores(matrix, view.projection, query, keep, k)
         else:
