@@ -84,7 +84,9 @@ def test_many_deletes_compact_the_copy_and_projections_follow_appends(tmp_path) 
     vectors = _unit(rng, 3000, 32)
     keys = [f"k{i}" for i in range(3000)]
     collection.upsert(keys, vectors, [{"user_id": "u"}] * 3000)
-    cache = VectorMatrixCache(collection, project_min_rows=100, projected_dimensions=8)
+    # The exact bound (rescore_rows=0): any projection that stopped following the rows would show
+    # as a wrong top 10 (the default projected scan is approximate on these random vectors).
+    cache = VectorMatrixCache(collection, project_min_rows=100, projected_dimensions=8, rescore_rows=0)
     stored = dict(zip(keys, vectors, strict=True))
     query = _unit(rng, 1, 32)[0]
     assert [h.key for h in cache.search(query, 10, _everyone) or []] == _exact(stored, query, 10)
