@@ -23,6 +23,7 @@ Needs `../shared/data` (LoCoMo) for the questions. Peak memory ~4 GB at 1M (dump
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import math
 import os
@@ -173,8 +174,7 @@ def usearch_engine(cache: Path, matrix: np.ndarray, dtype: str, args: argparse.N
 
     def search(q: np.ndarray, mask: np.ndarray | None, share: float, raw: bool = False) -> list[int]:
         count = POOL if mask is None else min(args.max_fetch, math.ceil(POOL * args.oversample / share))
-        if raw:  # re-scored by the caller from LanceDB: 2 x the pool, as LanceDB's refine does
-            count = max(count, 2 * POOL)
+        count = max(count, 2 * POOL)  # 2 x the pool re-scored, as LanceDB's refine factor 2 does
         found = np.asarray(index.search(q, count, threads=1).keys, dtype=np.int64)
         if raw:
             return found.tolist()
@@ -212,9 +212,11 @@ def faiss_engine(cache: Path, matrix: np.ndarray, kind: str, args: argparse.Name
     faiss.omp_set_num_threads(1)
     selectors: dict[int, tuple[np.ndarray, object]] = {}
 
-    def search(q: np.ndarray, mask: np.ndarray | None, share: float, raw: bool = False) -> list[int]:
+    def search(
+        q: np.ndarray, mask: np.ndarray | None, share: float, raw: bool = False, nprobe: int = 40
+    ) -> list[int]:
         if kind == "ivf":
-            params = faiss.SearchParametersIVF(nprobe=args.nprobe)
+            params = faiss.SearchParametersIVF(nprobe=nprobe)
         else:
             params = faiss.SearchParametersHNSW(efSearch=args.ef)
         if mask is not None:
@@ -223,8 +225,9 @@ def faiss_engine(cache: Path, matrix: np.ndarray, kind: str, args: argparse.Name
                 bits = np.packbits(mask, bitorder="little")  # kept alive beside the selector
                 selectors[id(mask)] = (bits, faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits)))
             params.sel = selectors[id(mask)][1]
-        _, ids = index.search(q[None, :], POOL, params=params)
-        return rescored(ids[0], matrix, q, mask)
+        # 2 x the pool re-scored, as LanceDB's refine factor 2 does.
+        _, ids = index.search(q[None, :], 2 * POOL, params=params)
+        return ids[0].tolist() if raw else rescored(ids[0], matrix, q, mask)
 
     return search
 
@@ -290,7 +293,7 @@ def main() -> int:
     parser.add_argument("--ef", type=int, default=128, help="faiss HNSW efSearch")
     parser.add_argument("--expansion", default="64,128", help="usearch expansion_search values")
     parser.add_argument("--nlist", type=int, default=1000)
-    parser.add_argument("--nprobe", type=int, default=40)
+    parser.add_argument("--nprobe", default="40,80", help="faiss IVF probes (comma-separated)")
     parser.add_argument(
         "--oversample", type=float, default=1.5, help="usearch: POOL × this / share rows asked"
     )
@@ -370,12 +373,16 @@ def main() -> int:
         elif name.startswith("faiss-"):
             kind = name.split("-")[1]
             engine = faiss_engine(args.cache, matrix, kind, args)
-            label = (
-                f"faiss IVF{args.nlist},SQ8 nprobe {args.nprobe}"
-                if kind == "ivf"
-                else f"faiss HNSW{args.m},SQ8 ef {args.ef}"
-            )
-            variants.append((label, engine))
+            for nprobe in (int(p) for p in args.nprobe.split(",")) if kind == "ivf" else (0,):
+                label = (
+                    f"faiss IVF{args.nlist},SQ8 nprobe {nprobe}"
+                    if kind == "ivf"
+                    else f"faiss HNSW{args.m},SQ8 ef {args.ef}"
+                )
+                probed = functools.partial(engine, nprobe=nprobe) if kind == "ivf" else engine
+                variants.append((label, probed))
+                if args.take:
+                    variants.append((f"{label} + LanceDB take", taken(args.lance, args.cache, probed)))
         for label, search in variants:
             for flabel, mask, _ in filters:
                 share = float(mask.mean()) if mask is not None else 1.0

@@ -1,0 +1,153 @@
+"""What a faster vector engine would save a whole 1M search: today's LanceDB leg against faiss IVF.
+
+A prototype measured in the app, not a feature: on a COPY of the 1M archive, the searcher's
+approximate index (`AnnIndex.search` of the messages collection) is replaced for the run by a
+faiss IVF1000,SQ8 index built by `bench_ann_engines.py` (its `--cache` dir: the dump's row order
+is the faiss ids). The faiss leg applies the typed filter inside its search (an id selector over
+the filter's rows, made once per filter, as an app would cache it), takes 2 × the rows asked
+for, and re-scores them exactly from a memory-mapped float32 copy of the vectors (the dump,
+standing for a derived file the index would keep beside it), or with `--take` from the stored
+vectors the app reads by row id (`VectorCollection.vectors_of`, LanceDB's take). Each question
+is searched with both legs in turn (alternating which goes first): process CPU per search of
+each, their ratio, and how often both give the same top 10.
+
+    python tests/benchmarks/bench_engine_swap.py --data-dir COPY --cache DIR [--queries 98] [--nprobe 40]
+
+Needs `faiss-cpu` (not a project dependency), the engines' cache dir and `../shared/data`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.bootstrap import build_services
+from app.core.domain import SearchFilters
+from app.core.embeddings.factory import build_embedder
+from app.core.index.filters import Filter, to_mask
+from app.core.settings import EmbeddingSettings, Settings
+from app.core.storage.vectors import VectorHit
+from tests.benchmarks import locomo_corpus
+
+COLUMNS = ("user_id", "platform", "channel", "person", "tier", "timestamp", "archived")
+
+
+class FaissLeg:
+    """The approximate leg on faiss: filter inside the search, exact cosines from stored vectors."""
+
+    def __init__(self, cache: Path, collection: Any, nprobe: int, take: bool) -> None:
+        import faiss
+
+        self.faiss = faiss
+        faiss.omp_set_num_threads(1)
+        self.index = faiss.read_index(str(cache / "faiss-IVF1000-SQ8.index"), faiss.IO_FLAG_MMAP)
+        self.collection = collection
+        self.nprobe = nprobe
+        self.take = take
+        self.vectors = np.load(cache / "vectors.npy", mmap_mode="r")
+        self.keys = np.load(cache / "keys.npy")
+        data = collection.table.to_arrow().select(["key", *COLUMNS])
+        position = {int(k): n for n, k in enumerate(self.keys)}
+        order = np.asarray([position[int(k)] for k in data.column("key").to_pylist()])
+        self.columns: dict[str, np.ndarray] = {}
+        for column in COLUMNS:
+            values = data.column(column).to_numpy(zero_copy_only=False)
+            aligned = np.empty_like(values)
+            aligned[order] = values
+            self.columns[column] = aligned
+        self._selectors: dict[Filter, tuple[np.ndarray, Any]] = {}
+
+    def search(self, vector: np.ndarray, limit: int, where: Filter) -> list[VectorHit]:
+        params = self.faiss.SearchParametersIVF(nprobe=self.nprobe)
+        if where.terms:
+            if where not in self._selectors:
+                mask = to_mask(where, self.columns, len(self.keys))
+                bits = np.packbits(mask, bitorder="little")  # kept alive beside the selector
+                self._selectors[where] = (
+                    bits,
+                    self.faiss.IDSelectorBitmap(len(mask), self.faiss.swig_ptr(bits)),
+                )
+            params.sel = self._selectors[where][1]
+        q = vector.astype(np.float32)
+        _, ids = self.index.search(q[None, :], 2 * limit, params=params)
+        found = np.sort(ids[0][ids[0] >= 0])
+        if self.take:  # the stored vectors by row id, as the app reads them (LanceDB's take)
+            stored = self.collection.vectors_of([str(self.keys[i]) for i in found])
+            scored = sorted(((float(v @ q), k) for k, v in stored.items()), reverse=True)[:limit]
+            return [VectorHit(k, s) for s, k in scored]
+        # A derived float32 copy of the vectors beside the index, memory-mapped (here the dump).
+        scores = self.vectors[found] @ q
+        best = np.argsort(-scores)[:limit]
+        return [VectorHit(str(self.keys[found[i]]), float(scores[i])) for i in best]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True, help="a COPY of the 1M archive")
+    parser.add_argument("--cache", type=Path, required=True, help="bench_ann_engines.py's --cache dir")
+    parser.add_argument("--queries", type=int, default=98)
+    parser.add_argument("--nprobe", type=int, default=40)
+    parser.add_argument("--take", action="store_true", help="re-score from LanceDB instead of the dump")
+    args = parser.parse_args()
+    if not locomo_corpus.available() or importlib.util.find_spec("faiss") is None:
+        print("skipped: needs ../shared/data and faiss-cpu (pip install faiss-cpu)")
+        return 0
+    settings = Settings(data_dir=args.data_dir, embedding=EmbeddingSettings(provider="local"))
+    services = build_services(settings, embedder=build_embedder(settings.embedding))
+    searcher = services.memory.searcher
+    ann = searcher.corpus.ann()
+    lance_search = ann.search
+    leg = FaissLeg(args.cache, searcher.corpus.collection, args.nprobe, args.take)
+    queries = locomo_corpus.queries(98)[: args.queries]
+    filters = [
+        SearchFilters(platforms=("slack",)),
+        SearchFilters(channels=("group-3", "team-7")),
+        SearchFilters(persons=("Caroline",)),
+    ]
+    for q in queries[:8]:  # warm both
+        for engine in (lance_search, leg.search):
+            ann.search = engine  # type: ignore[method-assign]
+            services.memory.search(q + " warmup", limit=10)
+    print(f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    for label, chosen in (("no filter", [SearchFilters()]), ("filters", filters)):
+        cpu: dict[str, list[float]] = {"lance": [], "faiss": []}
+        same = first = 0
+        for n, q in enumerate(queries):
+            tops: dict[str, list[int]] = {}
+            order = (("lance", lance_search), ("faiss", leg.search))
+            for name, engine in order if n % 2 == 0 else order[::-1]:
+                ann.search = engine  # type: ignore[method-assign]
+                searcher.embedder.clear_cache() if hasattr(searcher.embedder, "clear_cache") else None
+                started = time.process_time()
+                hits = services.memory.search(q, chosen[n % len(chosen)], limit=10)
+                cpu[name].append((time.process_time() - started) * 1000)
+                tops[name] = [h.id for h in hits]
+            same += tops["lance"] == tops["faiss"]
+            first += tops["lance"][:1] == tops["faiss"][:1]
+        ratio = statistics.median(cpu["faiss"]) / statistics.median(cpu["lance"])
+        print(
+            f"[{label}] {len(queries)} searches: CPU p50 LanceDB {statistics.median(cpu['lance']):.1f} ms, "
+            f"faiss {statistics.median(cpu['faiss']):.1f} ms ({ratio:.2f}x); p95 "
+            f"{sorted(cpu['lance'])[int(0.95 * (len(queries) - 1))]:.1f} / "
+            f"{sorted(cpu['faiss'])[int(0.95 * (len(queries) - 1))]:.1f} ms; "
+            f"identical top 10 {same}/{len(queries)}, "
+            f"same first hit {first}/{len(queries)} (load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+    ann.search = lance_search  # type: ignore[method-assign]
+    services.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
