@@ -15,7 +15,12 @@ dropping the others afterwards (`--oversample`), or not at all under `--min-shar
 would hand such a filter to LanceDB).
 
     python tests/benchmarks/bench_ann_engines.py --lance COPY/vectors.lance --cache DIR
-        [--engines lance,usearch-i8,usearch-f16,faiss-ivf,faiss-hnsw] [--queries 98]
+        [--engines lance,usearch-i8,usearch-f16,faiss-ivf,faiss-hnsw] [--queries 98] [--passes 2]
+        [--nprobe 40,80] [--expansion 64,128] [--take] [--prefix 150000]
+
+`--passes 2` measures every variant twice in a row (LanceDB's CPU falls in a second pass, as its
+caches fill); `--prefix N` works on the first N rows only (truth and indexes kept apart), for an
+engine whose 1M build is too long for the machine; `--take` re-scores from LanceDB instead.
 
 Needs `../shared/data` (LoCoMo) for the questions. Peak memory ~4 GB at 1M (dump + truth).
 """
@@ -304,6 +309,10 @@ def main() -> int:
     parser.add_argument(
         "--take", action="store_true", help="usearch: also re-score from LanceDB (the app's cost)"
     )
+    parser.add_argument(
+        "--prefix", type=int, default=0, help="only the first N rows (not with lance, --take)"
+    )
+    parser.add_argument("--passes", type=int, default=1, help="measure each variant this many times")
     parser.add_argument("--build-threads", type=int, default=2)
     args = parser.parse_args()
     if not locomo_corpus.available():
@@ -312,12 +321,17 @@ def main() -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     dump(args.lance, args.cache)
     matrix = np.load(args.cache / "vectors.npy", mmap_mode="r")
+    rows = args.prefix or len(matrix)
+    matrix = matrix[:rows]
     embedder = build_embedder(EmbeddingSettings())
     queries = [embedder.embed_query(q).astype(np.float32) for q in locomo_corpus.queries(98)[: args.queries]]
-    archived = np.load(args.cache / "archived.npy")
-    platform = np.load(args.cache / "platform.npy")
-    channel = np.load(args.cache / "channel.npy")
-    stamp = np.load(args.cache / "timestamp.npy")
+    archived = np.load(args.cache / "archived.npy")[:rows]
+    platform = np.load(args.cache / "platform.npy")[:rows]
+    channel = np.load(args.cache / "channel.npy")[:rows]
+    stamp = np.load(args.cache / "timestamp.npy")[:rows]
+    # Truth and indexes of a prefix live apart from the whole table's.
+    work = args.cache / f"prefix-{rows}" if args.prefix else args.cache
+    work.mkdir(exist_ok=True)
     lo, hi = np.quantile(stamp, [0.60, 0.65])
     names, counts = np.unique(channel, return_counts=True)
     busiest = str(names[np.argmax(counts)])
@@ -327,7 +341,7 @@ def main() -> int:
         ("date range 5 %", (stamp >= lo) & (stamp < hi), f"timestamp >= {int(lo)} AND timestamp < {int(hi)}"),
         ("one channel", channel == busiest, f"channel = '{busiest}'"),
     ]
-    truth = exact_top(args.cache, matrix, queries, filters)
+    truth = exact_top(work, matrix, queries, filters)
     print(
         f"{len(matrix):,} rows, {len(queries)} questions, {int(archived.sum())} archived (not filtered); "
         + ", ".join(f"{label}: {int(mask.sum()):,} rows" for label, mask, _ in filters if mask is not None),
@@ -348,7 +362,7 @@ def main() -> int:
                     engine.where_of[id(mask)] = where  # type: ignore[attr-defined]
             variants.append(("LanceDB IVF_SQ 1k, 80 probes, refine", engine))
         elif name.startswith("usearch-"):
-            engine = usearch_engine(args.cache, matrix, name.split("-")[1], args)
+            engine = usearch_engine(work, matrix, name.split("-")[1], args)
             for expansion in (int(e) for e in args.expansion.split(",")):
 
                 def at(
@@ -372,7 +386,7 @@ def main() -> int:
                     )
         elif name.startswith("faiss-"):
             kind = name.split("-")[1]
-            engine = faiss_engine(args.cache, matrix, kind, args)
+            engine = faiss_engine(work, matrix, kind, args)
             for nprobe in (int(p) for p in args.nprobe.split(",")) if kind == "ivf" else (0,):
                 label = (
                     f"faiss IVF{args.nlist},SQ8 nprobe {nprobe}"
@@ -383,7 +397,10 @@ def main() -> int:
                 variants.append((label, probed))
                 if args.take:
                     variants.append((f"{label} + LanceDB take", taken(args.lance, args.cache, probed)))
-        for label, search in variants:
+        if args.prefix and (name == "lance" or args.take):
+            print(f"| {name} | (the whole table only: no --prefix, no --take) | | | | | |")
+            continue
+        for label, search in [v for v in variants for _ in range(args.passes)]:
             for flabel, mask, _ in filters:
                 share = float(mask.mean()) if mask is not None else 1.0
                 if label.startswith("usearch") and share < args.min_share:
