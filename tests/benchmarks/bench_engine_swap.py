@@ -12,6 +12,10 @@ is searched with both legs in turn (alternating which goes first): process CPU p
 each, their ratio, and how often both give the same top 10.
 
     python tests/benchmarks/bench_engine_swap.py --data-dir COPY --cache DIR [--queries 98] [--nprobe 40]
+        [--exact] [--take]
+
+`--exact` also searches each question with the leg answered exactly (NumPy over all 1M vectors,
+not timed) and says how often each approximate leg's whole search gives the same top 10.
 
 Needs `faiss-cpu` (not a project dependency), the engines' cache dir and `../shared/data`.
 """
@@ -91,12 +95,32 @@ class FaissLeg:
         return [VectorHit(str(self.keys[found[i]]), float(scores[i])) for i in best]
 
 
+class ExactLeg:
+    """The same leg answered exactly (NumPy over every vector of the float32 copy), for agreement."""
+
+    def __init__(self, faiss_leg: FaissLeg) -> None:
+        self.leg = faiss_leg
+        self._masks: dict[Filter, np.ndarray] = {}
+
+    def search(self, vector: np.ndarray, limit: int, where: Filter) -> list[VectorHit]:
+        q = vector.astype(np.float32)
+        scores = self.leg.vectors @ q
+        if where.terms:
+            if where not in self._masks:
+                self._masks[where] = to_mask(where, self.leg.columns, len(self.leg.keys))
+            scores[~self._masks[where]] = -np.inf
+        top = np.argpartition(-scores, limit)[:limit]
+        top = top[np.argsort(-scores[top])]
+        return [VectorHit(str(self.leg.keys[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True, help="a COPY of the 1M archive")
     parser.add_argument("--cache", type=Path, required=True, help="bench_ann_engines.py's --cache dir")
     parser.add_argument("--queries", type=int, default=98)
     parser.add_argument("--nprobe", type=int, default=40)
+    parser.add_argument("--exact", action="store_true", help="also compare both with the exact leg")
     parser.add_argument("--take", action="store_true", help="re-score from LanceDB instead of the dump")
     args = parser.parse_args()
     if not locomo_corpus.available() or importlib.util.find_spec("faiss") is None:
@@ -108,6 +132,7 @@ def main() -> int:
     ann = searcher.corpus.ann()
     lance_search = ann.search
     leg = FaissLeg(args.cache, searcher.corpus.collection, args.nprobe, args.take)
+    exact = ExactLeg(leg)
     queries = locomo_corpus.queries(98)[: args.queries]
     filters = [
         SearchFilters(platforms=("slack",)),
@@ -122,6 +147,7 @@ def main() -> int:
     for label, chosen in (("no filter", [SearchFilters()]), ("filters", filters)):
         cpu: dict[str, list[float]] = {"lance": [], "faiss": []}
         same = first = 0
+        agree = {"lance": [0, 0.0], "faiss": [0, 0.0]}  # identical top 10s, top-10 overlap
         for n, q in enumerate(queries):
             tops: dict[str, list[int]] = {}
             order = (("lance", lance_search), ("faiss", leg.search))
@@ -134,6 +160,12 @@ def main() -> int:
                 tops[name] = [h.id for h in hits]
             same += tops["lance"] == tops["faiss"]
             first += tops["lance"][:1] == tops["faiss"][:1]
+            if args.exact:  # the whole search with the exact leg: which approximate one is closer
+                ann.search = exact.search  # type: ignore[method-assign]
+                want = [h.id for h in services.memory.search(q, chosen[n % len(chosen)], limit=10)]
+                for name in ("lance", "faiss"):
+                    agree[name][0] += tops[name] == want
+                    agree[name][1] += len(set(tops[name]) & set(want)) / max(1, len(want))
         ratio = statistics.median(cpu["faiss"]) / statistics.median(cpu["lance"])
         print(
             f"[{label}] {len(queries)} searches: CPU p50 LanceDB {statistics.median(cpu['lance']):.1f} ms, "
@@ -144,6 +176,14 @@ def main() -> int:
             f"same first hit {first}/{len(queries)} (load {os.getloadavg()[0]:.1f})",
             flush=True,
         )
+        if args.exact:
+            print(
+                f"[{label}] against the exact leg: identical top 10 "
+                f"LanceDB {agree['lance'][0]}/{len(queries)}, faiss {agree['faiss'][0]}/{len(queries)}; "
+                "top-10 overlap LanceDB "
+                f"{agree['lance'][1] / len(queries):.3f}, faiss {agree['faiss'][1] / len(queries):.3f}",
+                flush=True,
+            )
     ann.search = lance_search  # type: ignore[method-assign]
     services.close()
     return 0
