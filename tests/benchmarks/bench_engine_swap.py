@@ -12,10 +12,12 @@ is searched with both legs in turn (alternating which goes first): process CPU p
 each, their ratio, and how often both give the same top 10.
 
     python tests/benchmarks/bench_engine_swap.py --data-dir COPY --cache DIR [--queries 98] [--nprobe 40]
-        [--exact] [--take]
+        [--exact] [--take] [--scale-probes]
 
 `--exact` also searches each question with the leg answered exactly (NumPy over all 1M vectors,
 not timed) and says how often each approximate leg's whole search gives the same top 10.
+`--scale-probes` probes `nprobe / share` lists for a filter keeping `share` of the rows (all of
+them for a narrow one), so a filtered search scans about as many of its rows as an unfiltered one.
 
 Needs `faiss-cpu` (not a project dependency), the engines' cache dir and `../shared/data`.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import os
 import statistics
 import sys
@@ -49,7 +52,9 @@ COLUMNS = ("user_id", "platform", "channel", "person", "tier", "timestamp", "arc
 class FaissLeg:
     """The approximate leg on faiss: filter inside the search, exact cosines from stored vectors."""
 
-    def __init__(self, cache: Path, collection: Any, nprobe: int, take: bool) -> None:
+    def __init__(
+        self, cache: Path, collection: Any, nprobe: int, take: bool, scale_probes: bool = False
+    ) -> None:
         import faiss
 
         self.faiss = faiss
@@ -58,6 +63,7 @@ class FaissLeg:
         self.collection = collection
         self.nprobe = nprobe
         self.take = take
+        self.scale_probes = scale_probes
         self.vectors = np.load(cache / "vectors.npy", mmap_mode="r")
         self.keys = np.load(cache / "keys.npy")
         data = collection.table.to_arrow().select(["key", *COLUMNS])
@@ -69,7 +75,7 @@ class FaissLeg:
             aligned = np.empty_like(values)
             aligned[order] = values
             self.columns[column] = aligned
-        self._selectors: dict[Filter, tuple[np.ndarray, Any]] = {}
+        self._selectors: dict[Filter, tuple[np.ndarray, Any, float]] = {}
 
     def search(self, vector: np.ndarray, limit: int, where: Filter) -> list[VectorHit]:
         params = self.faiss.SearchParametersIVF(nprobe=self.nprobe)
@@ -77,11 +83,11 @@ class FaissLeg:
             if where not in self._selectors:
                 mask = to_mask(where, self.columns, len(self.keys))
                 bits = np.packbits(mask, bitorder="little")  # kept alive beside the selector
-                self._selectors[where] = (
-                    bits,
-                    self.faiss.IDSelectorBitmap(len(mask), self.faiss.swig_ptr(bits)),
-                )
-            params.sel = self._selectors[where][1]
+                selector = self.faiss.IDSelectorBitmap(len(mask), self.faiss.swig_ptr(bits))
+                self._selectors[where] = (bits, selector, float(mask.mean()))
+            _, params.sel, share = self._selectors[where]
+            if self.scale_probes:  # a filter keeping a share of the rows: as many of them probed
+                params.nprobe = min(self.index.nlist, math.ceil(self.nprobe / max(share, 1e-6)))
         q = vector.astype(np.float32)
         _, ids = self.index.search(q[None, :], 2 * limit, params=params)
         found = np.sort(ids[0][ids[0] >= 0])
@@ -120,6 +126,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, required=True, help="bench_ann_engines.py's --cache dir")
     parser.add_argument("--queries", type=int, default=98)
     parser.add_argument("--nprobe", type=int, default=40)
+    parser.add_argument("--scale-probes", action="store_true", help="a filter: probes / its share")
     parser.add_argument("--exact", action="store_true", help="also compare both with the exact leg")
     parser.add_argument("--take", action="store_true", help="re-score from LanceDB instead of the dump")
     args = parser.parse_args()
@@ -131,7 +138,7 @@ def main() -> int:
     searcher = services.memory.searcher
     ann = searcher.corpus.ann()
     lance_search = ann.search
-    leg = FaissLeg(args.cache, searcher.corpus.collection, args.nprobe, args.take)
+    leg = FaissLeg(args.cache, searcher.corpus.collection, args.nprobe, args.take, args.scale_probes)
     exact = ExactLeg(leg)
     queries = locomo_corpus.queries(98)[: args.queries]
     filters = [
