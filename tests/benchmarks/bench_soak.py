@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.security import load_or_create_token
 from app.api.server import free_port
-from tests.benchmarks import bench_search, synthetic
+from tests.benchmarks import anon_regions, bench_search, synthetic
 from tests.benchmarks.bench_rest import ROOT, children, ensure_data, rss_mb, tree_cpu_seconds, wait_ready
 
 
@@ -317,6 +317,8 @@ def main() -> int:
         sampler.mark("idle")
         print(f"load stopped at {idle_from / 60:.1f} min: {counts}; idle for {args.idle:.0f} s")
         time.sleep(args.idle)
+        # Where the end state's anonymous memory sits (main heap, other arenas, large mappings).
+        print(f"server at the end: {anon_regions.summary(server.pid, top=6)}")
     finally:
         sampler.stop.set()
         sampler.join(timeout=30)
