@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.security import load_or_create_token
 from app.api.server import free_port
+from tests.benchmarks import anon_regions
 from tests.benchmarks.bench_rest import ROOT, children, rss_mb, wait_ready
 
 QUERIES = ["dinner plans with the team", "flight to berlin", "deploy broke the build", "birthday gift"]
@@ -258,6 +259,7 @@ def main() -> int:
             print(f"  idle +{at:5.0f} s  RSS {mb:6.0f} MB, children {kids:6.0f} MB")
         print(f"idle after {args.idle:.0f} s: {memory(server.pid)} (load {os.getloadavg()[0]:.1f})")
         print(f"  {family(server.pid)}")
+        print(f"  {anon_regions.summary(server.pid, top=6)}")
         cpu, faults = cpu_and_faults(server.pid)
         again = search(url, token, QUERIES[-1])
         cpu_after, faults_after = cpu_and_faults(server.pid)

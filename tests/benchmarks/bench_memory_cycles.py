@@ -6,13 +6,14 @@ prints RSS split into anonymous memory and mapped files, Python's allocated bloc
 count; with `--trace`, tracemalloc's largest new Python allocations over the second cycle (what
 Python objects stay; the rest of any growth is native memory).
 
-    python tests/benchmarks/bench_memory_cycles.py --data-dir DIR [--cycles 3] [--trace]
+    python tests/benchmarks/bench_memory_cycles.py --data-dir DIR [--cycles 3] [--trace] [--regions]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from app.bootstrap import build_services  # noqa: E402
 from app.core.domain import RawMessage  # noqa: E402
 from app.core.settings import load_settings  # noqa: E402
 from app.services.idle_release import release_idle  # noqa: E402
-from tests.benchmarks import synthetic  # noqa: E402
+from tests.benchmarks import anon_regions, synthetic  # noqa: E402
 from tests.benchmarks.bench_idle_rss import memory  # noqa: E402
 
 
@@ -39,6 +40,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--cycles", type=int, default=3)
     parser.add_argument("--trace", action="store_true", help="tracemalloc over the second cycle")
+    parser.add_argument("--regions", action="store_true", help="anonymous memory by kind of mapping")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="strata-cycles-"))
     data_dir = scratch / "data"
@@ -52,6 +54,8 @@ def main() -> int:
         print(
             f"{label}: {memory()}; blocks {sys.getallocatedblocks()}, modules {len(sys.modules)}", flush=True
         )
+        if args.regions:
+            print(anon_regions.summary(os.getpid(), top=4), flush=True)
 
     def cycle(i: int) -> None:
         cpu = time.process_time()

@@ -23,6 +23,10 @@ server's log goes to `--log`; insight runs skipped as "still running" are counte
 
     python tests/benchmarks/bench_soak.py --data-dir DIR   # a built 100k dir (copied, not modified)
     python tests/benchmarks/bench_soak.py --mode ui ...    # the desktop app (offscreen) instead
+
+The driver itself maps LanceDB, Arrow, ONNX Runtime and NumPy; run the server from a copy of the
+virtualenv (`--root DIR`, a directory with links to this checkout's packages and its own `.venv`)
+so its library pages are not shared with the driver and the idle page drop can give them back.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.security import load_or_create_token
 from app.api.server import free_port
-from tests.benchmarks import bench_search, synthetic
+from tests.benchmarks import anon_regions, bench_search, synthetic
 from tests.benchmarks.bench_rest import ROOT, children, ensure_data, rss_mb, tree_cpu_seconds, wait_ready
 
 
@@ -279,6 +283,13 @@ def main() -> int:
     parser.add_argument("--sample", type=float, default=5)
     parser.add_argument("--idle", type=float, default=150, help="quiet seconds at the end")
     parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose .venv runs the server: one with a copy of the virtualenv keeps the "
+        "server's library pages its own",
+    )
     parser.add_argument("--log", type=Path, default=None, help="the server's output (default: a temp file)")
     parser.add_argument("--busy-seconds", type=float, default=300, help="with --quiet-seconds")
     parser.add_argument(
@@ -303,11 +314,16 @@ def main() -> int:
         "STRATA_API__PORT": str(port),
         "QT_QPA_PLATFORM": "offscreen",
     }
-    command = [sys.executable, "-m", "app.cli.main", "--data-dir", str(data_dir)]
+    # This driver maps LanceDB, Arrow, ONNX Runtime and NumPy too (bench_search, bench_rest): a
+    # server run from the same virtualenv shares those pages with it, and shared pages are not
+    # given back by the idle page drop (~100 MB of the soak's end stayed as file pages for that).
+    python = args.root / ".venv" / "bin" / "python"
+    command = [str(python if python.exists() else sys.executable), "-m", "app.cli.main"]
+    command += ["--data-dir", str(data_dir)]
     command += ["serve", "--port", str(port)] if args.mode == "serve" else ["ui"]
     log_path = args.log or data_dir.parent / "server.log"
     log = log_path.open("w", encoding="utf-8")
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(command, cwd=args.root, env=env, stdout=log, stderr=subprocess.STDOUT)
     sampler = Sampler(server.pid, args.sample, data_dir / "strata.sqlite3")
     try:
         asyncio.run(wait_ready(url, timeout=600))
@@ -317,6 +333,8 @@ def main() -> int:
         sampler.mark("idle")
         print(f"load stopped at {idle_from / 60:.1f} min: {counts}; idle for {args.idle:.0f} s")
         time.sleep(args.idle)
+        # Where the end state's anonymous memory sits (main heap, other arenas, large mappings).
+        print(f"server at the end: {anon_regions.summary(server.pid, top=6)}")
     finally:
         sampler.stop.set()
         sampler.join(timeout=30)
