@@ -81,7 +81,7 @@ class SearchConfig:
     # ... and a partial word match with nothing of the query's meaning counts half for the floor
     # ("tax audit" in "projects can be so taxing"; RelevanceModel.partial_support). Only the floor:
     # ordering by it cost 0.003 LoCoMo R@10 (docs/benchmarks.md, "Trust: named nonsense, …").
-    floor_partial_support: float = 0.3
+    floor_partial_support: float = 0.05
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).

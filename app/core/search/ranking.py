@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.clock import DAY_MS
 from app.core.domain import SearchHit
+from app.core.search.attachment_words import floor_texts
 from app.core.search.context import CandidateContext
 from app.core.search.fusion import FusionConfig, LegHit, Window, near_duplicate_key, score_candidates
 from app.core.search.people import Mentions
@@ -190,6 +191,8 @@ def rank_messages(
     unnamed = without_names(query_text, mentions)
     if unnamed != query_text:
         fusion = floor_fusion(fusion, config.floor_partial_support)
+        # A caption's word counts for the floor only when it completes the match (attachment_words.py).
+        judged = floor_texts(texts, rows, fusion.relevance.for_query(unnamed, 0.0), attachment_names)
         ctx = None
         if nameless_context is not None and _unheld_word(unnamed, texts, fusion):
             # A word nobody wrote: what is left to match is the name (and the question's frame).
@@ -213,7 +216,7 @@ def rank_messages(
                 ev_vector,
                 keyword,
                 query=unnamed,
-                texts=texts,
+                texts=judged,
                 config=fusion,
                 cosines={**all_cosines, **{k: min(c, all_cosines.get(k, c)) for k, c in ctx.cosines.items()}},
                 windows=ev_windows,
@@ -223,7 +226,7 @@ def rank_messages(
                 vector,
                 keyword,
                 query=unnamed,
-                texts=texts,
+                texts=judged,
                 config=fusion,
                 cosines=all_cosines,
                 windows=windows,
