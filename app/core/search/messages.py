@@ -82,6 +82,9 @@ class SearchConfig:
     # ("tax audit" in "projects can be so taxing"; RelevanceModel.partial_support). Only the floor:
     # ordering by it cost 0.003 LoCoMo R@10 (docs/benchmarks.md, "Trust: named nonsense, …").
     floor_partial_support: float = 0.05
+    # Whether the floor counts a word found only in an attachment's name (a photo caption) when
+    # the message does not hold every word of the query (attachment_words.py).
+    floor_partial_captions: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).

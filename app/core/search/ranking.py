@@ -192,7 +192,9 @@ def rank_messages(
     if unnamed != query_text:
         fusion = floor_fusion(fusion, config.floor_partial_support)
         # A caption's word counts for the floor only when it completes the match (attachment_words.py).
-        judged = floor_texts(texts, rows, fusion.relevance.for_query(unnamed, 0.0), attachment_names)
+        judged = texts
+        if not config.floor_partial_captions:
+            judged = floor_texts(texts, rows, fusion.relevance.for_query(unnamed, 0.0), attachment_names)
         ctx = None
         if nameless_context is not None and _unheld_word(unnamed, texts, fusion):
             # A word nobody wrote: what is left to match is the name (and the question's frame).

@@ -4,6 +4,7 @@ word of the query in a photo caption (tests/benchmarks/bench_named_nonsense.py h
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 from app.core.domain import Attachment
@@ -70,3 +71,8 @@ def test_named_nonsense_through_search_finds_nothing_and_the_caption_still_finds
         assert services.memory.search(query) == [], query
     found = services.memory.search("cinema ticket Maria")
     assert found and found[0].content == "Always good to hear! See you later!"
+    # The stricter caption rule (a setting: on LoCoMo captions carry answers) keeps a full match.
+    searcher = services.memory.searcher
+    searcher.config = replace(searcher.config, floor_partial_captions=False)
+    assert services.memory.search("What did Maria say about opera tickets?") == []
+    assert services.memory.search("cinema ticket Maria")
