@@ -227,6 +227,7 @@ def build_services(
         settings, db, vectors, keywords, embedder, clock, events=events, leases=leases, fusion=fusion
     )
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
+    memory.authorless_sources.add(DOCUMENTS_SOURCE)  # a name in the query says whose messages
     insights = build_insights_service(
         settings,
         db=db,
