@@ -87,6 +87,15 @@ class Services:
     brief: BriefService | None = None
     llm: GuardedLLM | None = None
 
+    def stats(self) -> dict[str, Any]:
+        """`memory.stats()` plus how far the background keyword reindex has come (`keyword_reindex`):
+        the figures `strata stats --json`, `GET /api/stats` and the MCP `memory_stats` share."""
+        data = self.memory.stats()
+        keyword_format = self.index.keyword_format()
+        if keyword_format is not None:
+            data["keyword_reindex"] = keyword_format.to_dict()
+        return data
+
     def close(self) -> None:
         if self.connectors is not None:
             self.connectors.stop_live()
@@ -222,6 +231,7 @@ def build_services(
         settings, db, vectors, keywords, embedder, clock, events=events, leases=leases, fusion=fusion
     )
     memory.extra_sources[DOCUMENTS_SOURCE] = knowledge.memory_hits  # unified search: include=["documents"]
+    memory.authorless_sources.add(DOCUMENTS_SOURCE)  # a name in the query says whose messages
     insights = build_insights_service(
         settings,
         db=db,
@@ -389,4 +399,5 @@ def build_index_service(
     reindex = KeywordReindex(
         db, leases.clock, processor.corpus.keywords, keyword_body, KEYWORD_FORMAT, leases=leases
     )
+    reindex.stamp_new_archive()  # a new data dir: its entries are all written in the current format
     return IndexService(db, leases, kinds, keyword_reindex=reindex)

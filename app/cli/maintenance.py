@@ -21,11 +21,7 @@ DEMO_QUERIES = ("when is the launch?", "who is fixing the login bug", "budget de
 def stats_command(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
     """Counts of messages, tiers, platforms, summaries and vectors."""
     svc = services(ctx)
-    data = guarded(svc.memory.stats)
-    keyword_format = guarded(svc.index.keyword_format)
-    if keyword_format is not None:
-        # Whether old messages' keyword entries still wait for the background reindex.
-        data["keyword_reindex"] = keyword_format.to_dict()
+    data = guarded(svc.stats)  # with `keyword_reindex`: whether old entries wait for the reindex
     if as_json:
         print_json(data)
         return

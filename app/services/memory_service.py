@@ -27,7 +27,7 @@ from app.services import memory_counts as counts
 from app.services.deletion_service import DeletionService
 from app.services.insight_hits import annotate_insight_twins
 from app.services.search_facets import Facets, known_facets
-from app.services.understood_sources import as_understood
+from app.services.understood_sources import as_understood, without_people
 
 MAX_SEARCH_LIMIT = 200
 # Writes of at most this many messages build their sentence keys inline (about 1 key a message).
@@ -69,6 +69,8 @@ class MemoryService:
         # Identity hook (connectors feature): every name of the contact a person filter names.
         self.person_aliases: Callable[[str], tuple[str, ...]] | None = None
         self.extra_sources: dict[str, HitSource] = {}
+        # Sources whose records have no author (documents): searched without the people's names.
+        self.authorless_sources: set[str] = set()
         # Sentence keys of messages (app/core/index/key_index.py), built after ingest.
         self.keys: MessageKeys | None = None
         self.deletion = DeletionService(
@@ -186,7 +188,9 @@ class MemoryService:
             for source in self.fallback_sources:
                 hits += source(others)
         for name in include:
-            hits += self.extra_sources[name](others)
+            hits += self.extra_sources[name](
+                without_people(others, outcome.understood) if name in self.authorless_sources else others
+            )
         merged, hidden = merge_hits(hits, limit=limit, floor=self.relevance_floor, loose=loose)
         merged = annotate_insight_twins(merged)
         return dataclasses.replace(outcome, hits=merged, hidden=outcome.hidden + hidden)

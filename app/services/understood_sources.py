@@ -11,6 +11,8 @@ import re
 from dataclasses import replace
 
 from app.core.search.messages import MessageQuery
+from app.core.search.people import Mentions
+from app.core.search.ranking import without_names
 from app.core.search.understanding import Understood
 
 
@@ -27,3 +29,13 @@ def as_understood(query: MessageQuery, understood: Understood) -> MessageQuery:
     if not date.applied:
         return replace(query, text=text)
     return replace(query, text=text, filters=replace(query.filters, since=date.since, until=date.until))
+
+
+def without_people(query: MessageQuery, understood: Understood) -> MessageQuery:
+    """`query` without the words of the people it was read as naming, for kinds that have no
+    author (documents): the name said *whose messages*, so a page that merely mentions the
+    person ("Owner: Anna Keller") is no answer to "what did Anna say about lithium mining?"."""
+    if not understood.people:
+        return query
+    mentions = Mentions(frozenset(understood.people), frozenset())
+    return replace(query, text=without_names(query.text, mentions))

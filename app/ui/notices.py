@@ -6,7 +6,7 @@ published on the window's event bus, so every screen showing it reloads (a forge
 by a `strata serve` in another process updates the Memory screen). Forgetting runs the user did
 not start, new insights and connector syncs also become a notice in the window's status bar,
 with a link to review and, for forgetting, to undo. The same poll reads the embedding backlog
-for the status bar's "Embedding N messages" line (`backlog_status.py`).
+for the status bar's "Embedding N messages" line (`backlog_status.py`), and the keyword reindex's progress.
 """
 
 from __future__ import annotations
@@ -183,9 +183,17 @@ class ChangeWatcher(QObject):
 
 
 def _backlog(services: Any) -> dict[str, Any] | None:
-    """The embedding backlog's status (a partial-index count), or None without a memory service."""
+    """The embedding backlog's status (a partial-index count) with the keyword reindex's progress
+    (`keyword_reindex`, as in `GET /api/stats`), or None without a memory service."""
     memory = getattr(services, "memory", None)
-    return memory.embedding_backlog() if memory is not None else None
+    if memory is None:
+        return None
+    status = dict(memory.embedding_backlog())
+    index = getattr(services, "index", None)
+    keyword_format = index.keyword_format() if index is not None else None
+    if keyword_format is not None:
+        status["keyword_reindex"] = keyword_format.to_dict()
+    return status
 
 
 def changed_kinds(before: dict[str, tuple[Any, ...]], after: dict[str, tuple[Any, ...]]) -> set[str]:

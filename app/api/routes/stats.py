@@ -13,4 +13,5 @@ router = APIRouter(tags=["stats"])
 
 @router.get("/stats", response_model=StatsOut, summary="Memory statistics")
 def stats(services: Services = Depends(get_services)) -> StatsOut:
-    return StatsOut(**services.memory.stats())
+    # As `strata stats --json`: with `keyword_reindex`, how far the background reindex has come.
+    return StatsOut(**services.stats())

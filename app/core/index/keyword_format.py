@@ -14,8 +14,9 @@ message that shared `Quarterly-forecast-deck.pdf`), older messages keep their ol
   process) goes on from there; one process at a time (a lease of its own);
 - only entries that exist are rewritten (an erased message's entry stays gone).
 
-A data dir whose table has no row for the kind (every archive from before this job, and a new
-one) starts at format 0: the job runs once and, on an empty archive, finishes at once.
+A data dir whose table has no row for the kind (every archive from before this job) starts at
+format 0: the job runs once. A new data dir is stamped with the current format when the
+services start on it (`stamp_new_archive`), so it never shows a reindex in progress.
 """
 
 from __future__ import annotations
@@ -103,6 +104,28 @@ class KeywordReindex:
         self.leases = leases
         self.batch = batch
         self.pause_s = pause_s
+
+    def stamp_new_archive(self) -> bool:
+        """Record the current format for an archive with no messages yet (all its entries will be
+        written in it), so a new data dir never shows nor runs a reindex; whether it stamped."""
+        with self.db.read() as session:
+            if session.get(KeywordFormatRow, MESSAGE_KIND) is not None:
+                return False
+            if session.scalar(select(RawMessageRow.id).limit(1)) is not None:
+                return False  # an archive from before the stamp: the reindex has work
+        if self.db.read_only:
+            return False
+        with self.db.write() as session:
+            if session.scalar(select(RawMessageRow.id).limit(1)) is not None:
+                return False  # another process stored messages meanwhile
+            session.execute(
+                text(
+                    "INSERT OR IGNORE INTO keyword_formats(kind, format, done_through, target, updated_at) "
+                    "VALUES (:k, :f, NULL, :f, :t)"
+                ),
+                {"k": MESSAGE_KIND, "f": self.target, "t": self.clock.now_ms()},
+            )
+        return True
 
     def status(self) -> ReindexStatus:
         with self.db.read() as session:

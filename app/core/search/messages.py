@@ -78,6 +78,13 @@ class SearchConfig:
     floor_nameless: bool = True
     # ... and without the question's frame words ("say", "got", query_words.py) as well.
     floor_frame: bool = True
+    # ... and a partial word match with nothing of the query's meaning counts half for the floor
+    # ("tax audit" in "projects can be so taxing"; RelevanceModel.partial_support). Only the floor:
+    # ordering by it cost 0.003 LoCoMo R@10 (docs/benchmarks.md, "Trust: named nonsense, …").
+    floor_partial_support: float = 0.05
+    # Whether the floor counts a word found only in an attachment's name (a photo caption) when
+    # the message does not hold every word of the query (attachment_words.py).
+    floor_partial_captions: bool = True
     # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
     sentence_keys: bool = True
     # How much a message's best key cosine counts over its own (message_keys.resolve).

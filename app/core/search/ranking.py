@@ -6,13 +6,14 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.clock import DAY_MS
 from app.core.domain import SearchHit
+from app.core.search.attachment_words import floor_texts
 from app.core.search.context import CandidateContext
-from app.core.search.fusion import LegHit, Window, near_duplicate_key, score_candidates
+from app.core.search.fusion import FusionConfig, LegHit, Window, near_duplicate_key, score_candidates
 from app.core.search.people import Mentions
 
 if TYPE_CHECKING:
@@ -106,6 +107,11 @@ def attachment_names(value: Any) -> str:
     return " ".join(str(a.get("name") or "") for a in items or () if isinstance(a, dict)).strip()
 
 
+def floor_fusion(fusion: FusionConfig, partial_support: float) -> FusionConfig:
+    """The fusion config the floor judges with: partial word matches need the vector leg's support."""
+    return replace(fusion, relevance=replace(fusion.relevance, partial_support=partial_support))
+
+
 def rank_messages(
     *,
     query_text: str,
@@ -184,6 +190,11 @@ def rank_messages(
     evidence = relevance
     unnamed = without_names(query_text, mentions)
     if unnamed != query_text:
+        fusion = floor_fusion(fusion, config.floor_partial_support)
+        # A caption's word counts for the floor only when it completes the match (attachment_words.py).
+        judged = texts
+        if not config.floor_partial_captions:
+            judged = floor_texts(texts, rows, fusion.relevance.for_query(unnamed, 0.0), attachment_names)
         ctx = None
         if nameless_context is not None and _unheld_word(unnamed, texts, fusion):
             # A word nobody wrote: what is left to match is the name (and the question's frame).
@@ -207,7 +218,7 @@ def rank_messages(
                 ev_vector,
                 keyword,
                 query=unnamed,
-                texts=texts,
+                texts=judged,
                 config=fusion,
                 cosines={**all_cosines, **{k: min(c, all_cosines.get(k, c)) for k, c in ctx.cosines.items()}},
                 windows=ev_windows,
@@ -217,7 +228,7 @@ def rank_messages(
                 vector,
                 keyword,
                 query=unnamed,
-                texts=texts,
+                texts=judged,
                 config=fusion,
                 cosines=all_cosines,
                 windows=windows,

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from app.core.search.query_words import informative
+from app.core.search.word_match import TermMatcher
 from app.core.storage.keyword import STOPWORDS, query_terms
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SUFFIXES = ("ies", "ing", "ed", "es", "s", "y")
-_SUFFIX_RE = "(?:ies|ing|ed|es|s|y|e)?"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff]")
 
 
@@ -81,6 +81,10 @@ class RelevanceModel:
     # Judge only the query's informative words: its question frame ("what did … say about",
     # "how many", "ever mention") is not evidence (query_words.py; docs/benchmarks.md, "Trust").
     frame_words: bool = True
+    # Some of the query's words with none of its meaning is more often a coincidence than an
+    # answer ("tax audit" in "big projects can be so taxing"): partial word overlap counts half
+    # when the vector leg gives nothing, fully from this calibrated similarity up; 0 = off.
+    partial_support: float = 0.0
 
     def for_query(self, query: str, best_bm25: float) -> QueryScorer:
         return QueryScorer(self, query, best_bm25)
@@ -118,18 +122,15 @@ class QueryScorer:
         # One regex scan per text finds which terms it holds (a term plus a common suffix), far
         # cheaper than stemming every word of a few hundred candidate texts. CJK bigrams have no
         # word boundaries and are matched as substrings.
-        latin = sorted((t for t in self.terms if not _CJK.search(t)), key=len, reverse=True)
         self._cjk = [t for t in self.terms if _CJK.search(t)]
-        self._pattern = (
-            re.compile(r"\b(" + "|".join(map(re.escape, latin)) + ")" + _SUFFIX_RE + r"\b") if latin else None
-        )
+        self._matcher = TermMatcher(t for t in self.terms if not _CJK.search(t))
 
     def present(self, text: str) -> frozenset[str]:
         """The query terms `text` holds (memoized: a neighbour's text is read for several windows)."""
         found = self._seen.get(text)
         if found is None:
             lowered = text.lower()
-            hits = set(self._pattern.findall(lowered)) if self._pattern is not None else set()
+            hits = self._matcher.found(lowered)
             hits.update(t for t in self._cjk if t in lowered)
             found = self._seen[text] = frozenset(hits)
         return found
@@ -171,6 +172,8 @@ class QueryScorer:
             around = len(held) / len(self.terms)
             words = max(coverage, m.window_lexical * around + (1 - m.window_lexical) * coverage)
         lexical = m.lexical_weight * words**m.partial_exponent * (0.5 + 0.5 * rarity)
+        if words < 1.0 and m.partial_support > 0:
+            lexical *= min(1.0, 0.5 + 0.5 * semantic / m.partial_support)
         # Noisy-OR: either leg alone is evidence, both together more (the dual-hit boost).
         combined = 1.0 - (1.0 - m.semantic_weight * semantic) * (1.0 - lexical)
         if coverage >= 1.0:

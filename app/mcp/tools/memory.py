@@ -234,7 +234,7 @@ def register(server: MCPServer, services: Services) -> None:
 
     @strata_tool
     def memory_stats() -> dict[str, Any]:
-        return memory.stats()
+        return services.stats()  # the figures of GET /api/stats, `keyword_reindex` included
 
     server.add_tool(search_memory, description=SEARCH_DESCRIPTION, annotations=READ_ONLY)
     server.add_tool(get_memory, description=GET_DESCRIPTION, annotations=READ_ONLY)
