@@ -8,10 +8,13 @@ probing for the call), so the machine's load moves both alike:
 1. the vector leg alone (`AnnIndex.search`, pool 30) per filter kind: process CPU p50 / p95 and
    Recall@10 / @30 against exact NumPy scores over every stored vector;
 2. (`--whole`) the whole search (`memory.search`, limit 10, query-vector cache cleared before
-   each search): process CPU and wall p50 / p95, and how many top 10s are identical (ids).
+   each search), without filters and with the five kinds in turn, in three arms: before (unbounded
+   probing, each query text in its own model call), scaled probes, and scaled probes with a
+   search's query texts in one model call (`app/core/search/query_vectors.py`): process CPU and
+   wall p50 / p95, and how many top 10s are identical (ids) to the arm before.
 
     python tests/benchmarks/bench_narrow_filters.py --data-dir COPY-OF-locomo-bulk-1000000
-        [--queries 98] [--whole]
+        [--queries 98] [--whole] [--no-leg]
 
 Needs a bulk-built archive (`bench_search.py --build bulk --workdir DIR`) and `../shared/data`
 (the LoCoMo questions). Run it with `nice -n -20` on a shared machine and give the load.
@@ -39,6 +42,7 @@ from app.core.domain import SearchFilters
 from app.core.embeddings.factory import build_embedder
 from app.core.index import ann as ann_module
 from app.core.index.filters import to_mask
+from app.core.search import query_vectors
 from app.core.search.messages import MessageQuery, message_filter
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.vectors import arrow_column
@@ -114,33 +118,52 @@ def vector_leg(services: Any, vectors: list[np.ndarray], kinds: dict[str, Search
     del matrix
 
 
+def one_call_per_text(call: Callable[[], Any]) -> Any:
+    """`call` with each query text embedded in its own model call (the path before)."""
+    real = query_vectors.batched
+    query_vectors.batched = lambda embedder: None
+    try:
+        return call()
+    finally:
+        query_vectors.batched = real
+
+
 def whole(services: Any, queries: list[str], kinds: dict[str, SearchFilters]) -> None:
+    """Whole searches: before (unbounded, one call per text), scaled probes only, and both."""
     embedder = services.memory.searcher.embedder
-    print("| filters | arm | CPU p50 / p95 | wall p50 / p95 | identical top 10 | load |")
+
+    def search(q: str, f: SearchFilters) -> list[str]:
+        return [h.id for h in services.memory.search(q, f, limit=10)]
+
+    arms: dict[str, Callable[[str, SearchFilters], list[str]]] = {
+        "before": lambda q, f: unbounded(lambda: one_call_per_text(lambda: search(q, f))),
+        "scaled probes": lambda q, f: one_call_per_text(lambda: search(q, f)),
+        "scaled probes + one embedding call": search,
+    }
+    print("| filters | arm | CPU p50 / p95 | wall p50 / p95 | top 10 identical to before | load |")
     print("|---|---|---:|---:|---:|---:|")
-    for label, chosen in (("all five kinds, in turn", list(kinds.values())),):
-        arms = {
-            "before (unbounded)": lambda q, f: unbounded(lambda: services.memory.search(q, f, limit=10)),
-            "scaled probes": lambda q, f: services.memory.search(q, f, limit=10),
-        }
+    for label, chosen in (("none", [SearchFilters()]), ("the five kinds in turn", list(kinds.values()))):
         cpu: dict[str, list[float]] = {a: [] for a in arms}
         wall: dict[str, list[float]] = {a: [] for a in arms}
-        same = 0
+        same = dict.fromkeys(arms, 0)
         for n, q in enumerate(queries):
             found = {}
-            for arm in list(arms) if n % 2 else list(arms)[::-1]:
+            order = list(arms)[n % 3 :] + list(arms)[: n % 3]
+            for arm in order:
                 clear_query_cache(embedder)
                 started, cpu_started = time.perf_counter(), time.process_time()
-                found[arm] = [h.id for h in arms[arm](q, chosen[n % len(chosen)])]
+                found[arm] = arms[arm](q, chosen[n % len(chosen)])
                 wall[arm].append((time.perf_counter() - started) * 1000)
                 cpu[arm].append((time.process_time() - cpu_started) * 1000)
-            same += found["before (unbounded)"] == found["scaled probes"]
+            for arm in arms:
+                same[arm] += found[arm] == found["before"]
         for arm in arms:
             cpu50, cpu95 = statistics.median(cpu[arm]), percentile(cpu[arm], 0.95)
             print(
                 f"| {label} | {arm} | {cpu50:.1f} / {cpu95:.1f} ms | "
                 f"{statistics.median(wall[arm]):.1f} / {percentile(wall[arm], 0.95):.1f} ms | "
-                f"{same} of {len(queries)} | {os.getloadavg()[0]:.1f} |"
+                f"{same[arm]} of {len(queries)} | {os.getloadavg()[0]:.1f} |",
+                flush=True,
             )
 
 
@@ -148,7 +171,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--queries", type=int, default=98)
-    parser.add_argument("--whole", action="store_true", help="also whole searches, both arms interleaved")
+    parser.add_argument("--whole", action="store_true", help="also whole searches, the arms interleaved")
+    parser.add_argument("--no-leg", action="store_true", help="skip the vector leg alone")
     args = parser.parse_args()
     if not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing")
@@ -162,7 +186,8 @@ def main() -> int:
     for n, q in enumerate(queries[:12]):
         services.memory.search(q + " warmup", list(kinds.values())[n % len(kinds)], limit=10)
     print(f"load {os.getloadavg()[0]:.1f}")
-    vector_leg(services, [services.embedder.embed_query(q) for q in queries], kinds)
+    if not args.no_leg:
+        vector_leg(services, [services.embedder.embed_query(q) for q in queries], kinds)
     if args.whole:
         whole(services, queries, kinds)
     services.close()
