@@ -47,3 +47,7 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._one(text)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """`embed_query` of each text (the batched form searches ask for, query_vectors.py)."""
+        return [self.embed_query(t) for t in texts]

@@ -42,6 +42,12 @@ class SwitchableEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._active.embed_query(text)
 
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The active model's `embed_queries` (several texts in one call) where it has one."""
+        active = self._active
+        batch = getattr(active, "embed_queries", None)
+        return batch(texts) if batch is not None else [active.embed_query(t) for t in texts]
+
     def release_if_idle(self, idle_seconds: float, now: float | None = None) -> bool:
         """Let the active model drop its session when idle (models without one keep nothing)."""
         release = getattr(self._active, "release_if_idle", None)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from app.core.index.filters import Filter, Term, to_lance
+from app.core.index.narrow import narrow_probes
 from app.core.storage.vector_cache import DEFAULT_MAX_ROWS
 from app.core.storage.vectors import VectorCollection, VectorHit
 
@@ -59,10 +60,11 @@ MIN_REFINED = 60
 # query at 1M (docs/benchmarks.md), the check after costs nothing.
 BROAD_SHARE = 0.9
 SHARE_TTL_S = 60.0
-# A prefilter keeping at most this many rows lets the search probe further partitions until it
-# has found enough rows: 40 probes found 0.953 of the true top 10 for a 17k-row channel filter at
-# 1M, unbounded probing 1.000 (82 vs 25 ms p50 at load 13); scanning just those rows exactly
-# took 252 ms (they are scattered over the whole table). docs/benchmarks.md.
+# A prefilter keeping at most this many rows probes further partitions: 40 probes found 0.953 of
+# the true top 10 for a 17k-row channel filter at 1M, unbounded probing 1.000 (82 vs 25 ms p50 at
+# load 13); scanning just those rows exactly took 252 ms (they are scattered over the whole
+# table). docs/benchmarks.md. How much further grows with 1 / the rows kept (narrow.py), up to
+# every partition: unbounded probing of a 8,400-row channel cost 42 ms CPU, 286 probes ~20 ms.
 NARROW_MAX_ROWS = 30_000
 
 
@@ -113,6 +115,7 @@ class AnnIndex:
         self.index_type = index_type
         self.refresh_unindexed_rows = refresh_unindexed_rows
         self._shares: dict[Term, tuple[float, float]] = {}  # term -> (share of rows, measured at)
+        self._counts: dict[Filter, tuple[float, float]] = {}  # narrow filter -> (rows, counted at)
         self._rows: tuple[int, float] | None = None
         self._index: tuple[str | None, float] | None = None  # vector index name, checked at
         self._lock = threading.Lock()
@@ -125,17 +128,23 @@ class AnnIndex:
         share = math.prod(self.share(t) for t in broad) if broad else 1.0
         # Ask for enough rows that `limit` are still left after the check.
         fetch = limit if not broad else math.ceil(limit / max(share, BROAD_SHARE**3)) + 5
-        narrow = bool(before.terms) and self.rows() * math.prod(self.share(t) for t in before.terms) <= (
-            NARROW_MAX_ROWS
-        )
+        coarse = self.vector_index() == COARSE_INDEX
+        nprobes, max_nprobes = COARSE_NPROBES if coarse else NPROBES, None
+        kept = self.kept_rows(before) if before.terms else None
+        if kept is not None and kept <= NARROW_MAX_ROWS:
+            # Probe further the fewer rows the filter keeps; every partition (unbounded) when that
+            # would reach them all anyway (narrow.py).
+            partitions = max(16, self.rows() // (COARSE_PARTITION_ROWS if coarse else PARTITION_ROWS))
+            scaled = narrow_probes(kept, partitions, probes=nprobes, narrow_max_rows=NARROW_MAX_ROWS)
+            nprobes, max_nprobes = (nprobes, 0) if scaled == 0 else (scaled, scaled)
         hits = self.collection.search(
             vector,
             fetch,
             before,
-            nprobes=COARSE_NPROBES if self.vector_index() == COARSE_INDEX else NPROBES,
+            nprobes=nprobes,
             refine_factor=refine_factor(fetch),
             after=Filter(broad) if broad else None,
-            max_nprobes=0 if narrow else None,
+            max_nprobes=max_nprobes,
         )
         return hits[:limit]
 
@@ -163,6 +172,27 @@ class AnnIndex:
         count = int(self.collection.table.count_rows())
         with self._lock:
             self._rows = (count, now)
+        return count
+
+    def kept_rows(self, where: Filter) -> float:
+        """About how many rows `where` keeps: the product of its terms' shares, and for a narrow
+        filter of several terms the count itself (terms are often related: a channel's messages
+        are of a few months, so "this channel, since June" may keep none of an estimated 5,000;
+        bounded probing would then miss rows that unbounded probing finds)."""
+        estimate = self.rows() * math.prod(self.share(t) for t in where.terms)
+        if len(where.terms) < 2 or estimate > NARROW_MAX_ROWS:
+            return estimate
+        now = time.monotonic()
+        with self._lock:
+            known = self._counts.get(where)
+        if known is not None and now - known[1] < SHARE_TTL_S:
+            return known[0]
+        # ~1.5 ms at 1M (5-8 ms the first time), once a minute per filter.
+        count = float(self.collection.table.count_rows(to_lance(where)))
+        with self._lock:
+            if len(self._counts) > 256:
+                self._counts.clear()
+            self._counts[where] = (count, now)
         return count
 
     def share(self, term: Term) -> float:

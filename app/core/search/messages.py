@@ -26,6 +26,7 @@ from app.core.search.dates import parse_query_dates
 from app.core.search.instances import InstanceMatcher, instance_relevance
 from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
+from app.core.search.query_vectors import QueryVectors
 from app.core.search.query_words import without_frame
 from app.core.search.questions import asked_category, asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
@@ -205,12 +206,28 @@ class MessageSearcher:
             if self._wants_named(query, mentions)
             else None
         )
-        # A query naming people (not a list question) is embedded without the names too, beside
-        # the query itself: both vector legs search partly without the names (key_query.py).
+        # A query naming people (not a list question) is embedded without the names too: both
+        # vector legs search partly without the names (key_query.py).
         bare = self._nameless(query.text, mentions)
-        nameless_future = self._keyword_pool.submit(self.embedder.embed_query, bare) if bare else None
-        query_vector = self.embedder.embed_query(query.text)
-        nameless_vector = nameless_future.result() if nameless_future is not None else None
+        nameless = without_names(query.text, mentions)
+        # The floor judges a query naming people without the names and without its question
+        # frame (query_words.without_frame: "got" alone is close to every "get" of the archive).
+        floor_text = without_frame(nameless) if self.config.floor_frame else nameless
+        # On the index path the floor asks for it in about two of three searches naming people
+        # (LoCoMo questions): embedded with the query, it is ready when the ranking asks instead
+        # of costing an embedding then, on the search thread. When it is the text both vector
+        # legs blend in, that embedding serves.
+        floor_early = (
+            store is not None and self.config.floor_nameless and nameless != query.text and floor_text != bare
+        )
+        # One model call for all of them where the embedder batches (query_vectors.py).
+        embedded = QueryVectors(
+            self.embedder,
+            [query.text, *([bare] if bare else []), *([floor_text] if floor_early else [])],
+            self._keyword_pool,
+        )
+        query_vector = embedded[query.text]
+        nameless_vector = embedded[bare] if bare else None
         vector = query_vector
         if (
             nameless_vector is not None
@@ -229,22 +246,6 @@ class MessageSearcher:
             key_future = self._keyword_pool.submit(
                 self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
-        nameless = without_names(query.text, mentions)
-        # The floor judges a query naming people without the names and without its question
-        # frame (query_words.without_frame: "got" alone is close to every "get" of the archive).
-        floor_text = without_frame(nameless) if self.config.floor_frame else nameless
-        # On the index path the floor asks for it in about two of three searches naming people
-        # (LoCoMo questions): embedded on a worker while the vector leg runs, it is ready when the
-        # ranking asks instead of costing an embedding then, on the search thread. When it is the
-        # text both vector legs blend in, that embedding serves.
-        floor_future = (
-            self._keyword_pool.submit(self.embedder.embed_query, floor_text)
-            if store is not None
-            and self.config.floor_nameless
-            and nameless != query.text
-            and floor_text != bare
-            else None
-        )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
         if named:
@@ -330,8 +331,8 @@ class MessageSearcher:
                 # Used only when the floor asks (ranking._unheld_word).
                 if nameless_vector is not None and floor_text == bare:
                     floor_vector = nameless_vector
-                elif floor_future is not None:
-                    floor_vector = floor_future.result()
+                elif floor_early:
+                    floor_vector = embedded[floor_text]
                 else:
                     floor_vector = self.embedder.embed_query(floor_text)
                 if matrix.view() is None and store is not None:

@@ -30,6 +30,10 @@ class _CountingEmbedder:
         self.texts.append(text)
         return self.embedder.embed_query(text)
 
+    def embed_queries(self, texts):  # the texts of one search in one model call (query_vectors.py)
+        self.texts.extend(texts)
+        return self.embedder.embed_queries(texts)
+
     def __getattr__(self, name: str):
         return getattr(self.embedder, name)
 
