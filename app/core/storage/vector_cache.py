@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from app.core.storage import vector_sync
+from app.core.storage.top_rows import top_rows
 from app.core.storage.vector_rows import Projection, Rows
 from app.core.storage.vectors import Change, VectorCollection, VectorHit
 
@@ -404,5 +405,9 @@ def _projected_best_scores(
     """
     approx = projection.rows @ (query @ projection.basis)
     approx[~keep] = -np.inf
-    rows = np.argpartition(-approx, n - 1)[:n]
+    # The same rows as a full argpartition, for a tenth of its CPU (top_rows.py). Their order
+    # then differs, which changes no score while the gather is whole groups of four rows: NumPy's
+    # one-thread BLAS scores the last `n % 4` rows of a product in a loop of its own, whose sums
+    # differ in the last bit, so any other count keeps argpartition's order.
+    rows = top_rows(approx, n) if n % 4 == 0 else np.argpartition(-approx, n - 1)[:n]
     return rows, matrix[rows] @ query
