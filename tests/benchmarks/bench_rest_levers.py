@@ -49,8 +49,16 @@ LEVERS: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {
         lambda: setattr(vector_cache, "top_rows", _old_top_rows),
         lambda: setattr(vector_cache, "top_rows", _NEW["top_rows"]),
     ),
+    # The int8 codes' first pass: off = the float projections scanned as before.
+    "int8_scan": (
+        lambda: setattr(vector_cache, "best_projected_rows", lambda *args: None),
+        lambda: setattr(vector_cache, "best_projected_rows", _NEW["int8_scan"]),
+    ),
 }
-_NEW: dict[str, Any] = {"top_rows": vector_cache.top_rows}
+_NEW: dict[str, Any] = {
+    "top_rows": vector_cache.top_rows,
+    "int8_scan": vector_cache.best_projected_rows,
+}
 
 
 def main() -> int:
