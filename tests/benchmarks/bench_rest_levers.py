@@ -36,6 +36,7 @@ from app.core.embeddings.factory import build_embedder
 from app.core.settings import load_settings
 from app.core.storage import vector_cache
 from tests.benchmarks import bench_search
+from tests.benchmarks.bench_search import percentile
 from tests.benchmarks.bench_search_stages import _clear_query_cache
 
 
@@ -78,6 +79,7 @@ def main() -> int:
             LEVERS[name][1 if on else 0]()
 
     spent = {False: 0.0, True: 0.0}
+    walls: dict[bool, list[float]] = {False: [], True: []}
     same = 0
     for i in range(20 + args.queries):
         query = f"{base[i % len(base)]} {i}"
@@ -85,16 +87,18 @@ def main() -> int:
         for on in (False, True) if i % 2 else (True, False):
             switch(on)
             _clear_query_cache(services.embedder)
-            started = time.process_time()
+            started, wall = time.process_time(), time.perf_counter()
             out = search_route._search(services, SearchIn(query=query, limit=args.limit))
             answers[on] = search_worker.response_bytes(out)
             if i >= 20:  # the first 20 warm up both arms
                 spent[on] += time.process_time() - started
+                walls[on].append(1000 * (time.perf_counter() - wall))
         same += i >= 20 and answers[False] == answers[True]
     n = args.queries
     print(f"{n} searches per arm, interleaved, levers {','.join(names)}; load {os.getloadavg()[0]:.1f}")
-    print(f"  before: {1000 * spent[False] / n:.2f} ms process CPU/search")
-    print(f"  after:  {1000 * spent[True] / n:.2f} ms process CPU/search")
+    for on, name in ((False, "before"), (True, "after")):
+        p50, p95 = percentile(walls[on], 0.5), percentile(walls[on], 0.95)
+        print(f"  {name}: {1000 * spent[on] / n:.2f} ms process CPU/search; wall p50 {p50:.1f} / p95 {p95:.1f} ms")
     print(f"  ratio {spent[True] / spent[False]:.3f} ({1000 * (spent[True] - spent[False]) / n:+.2f} ms)")
     print(f"  same JSON bytes {same}/{n}")
     services.close()
