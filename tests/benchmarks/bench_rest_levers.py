@@ -98,7 +98,8 @@ def main() -> int:
     print(f"{n} searches per arm, interleaved, levers {','.join(names)}; load {os.getloadavg()[0]:.1f}")
     for on, name in ((False, "before"), (True, "after")):
         p50, p95 = percentile(walls[on], 0.5), percentile(walls[on], 0.95)
-        print(f"  {name}: {1000 * spent[on] / n:.2f} ms process CPU/search; wall p50 {p50:.1f} / p95 {p95:.1f} ms")
+        cpu = 1000 * spent[on] / n
+        print(f"  {name}: {cpu:.2f} ms process CPU/search; wall p50 {p50:.1f} / p95 {p95:.1f} ms")
     print(f"  ratio {spent[True] / spent[False]:.3f} ({1000 * (spent[True] - spent[False]) / n:+.2f} ms)")
     print(f"  same JSON bytes {same}/{n}")
     services.close()
