@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from app.core.storage.int8_scan import quantize
+
 _MIN_CAPACITY = 1024
 UNKNOWN = np.iinfo(np.uint64).max  # row id of a row this process wrote (LanceDB does not say)
 _EMPTY_FILL: dict[str, Any] = {"U": "", "b": False}
@@ -30,6 +32,9 @@ class Projection:
     basis: np.ndarray  # dims × d, orthonormal columns
     rows: np.ndarray  # n × d, every vector on the basis
     residuals: np.ndarray  # n, the length of what the basis leaves out of each vector
+    # `rows` as int8 codes (uint8, offset 128) and a scale per row: the scan's first pass (int8_scan.py).
+    codes: np.ndarray | None = None
+    scales: np.ndarray | None = None
 
     @classmethod
     def of(cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000) -> Projection:
@@ -38,7 +43,7 @@ class Projection:
         _, vectors = np.linalg.eigh(picked.T @ picked)
         basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
         rows, residuals = project(matrix, basis)
-        return cls(basis, rows, residuals)
+        return cls(basis, rows, residuals, *quantize(rows))
 
 
 def project(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,6 +90,7 @@ class Rows:
         self.basis = projection.basis if projection is not None else None
         self.projected = _grow(projection.rows, capacity) if projection is not None else None
         self.residuals = _grow(projection.residuals, capacity) if projection is not None else None
+        self.codes, self.code_scales = _codes(projection, capacity)
         self.row_of = {str(k): i for i, k in enumerate(self.keys[: self.size])}
         self.dead = 0
 
@@ -96,7 +102,9 @@ class Rows:
         n = self.size
         projection = None
         if self.basis is not None and self.projected is not None and self.residuals is not None:
-            projection = Projection(self.basis, self.projected[:n], self.residuals[:n])
+            codes = self.codes[:n] if self.codes is not None else None
+            scales = self.code_scales[:n] if self.code_scales is not None else None
+            projection = Projection(self.basis, self.projected[:n], self.residuals[:n], codes, scales)
         return RowsView(
             self.keys[:n],
             self.matrix[:n],
@@ -113,6 +121,8 @@ class Rows:
         arrays = [self.matrix, self.alive, self.rowids, *self.columns.values()]
         if self.projected is not None and self.residuals is not None:
             arrays += [self.projected, self.residuals]
+        if self.codes is not None and self.code_scales is not None:
+            arrays += [self.codes, self.code_scales]
         used = sum(a[:n].nbytes for a in arrays) + self.keys[:n].nbytes
         # ~50 bytes a short key string, ~100 bytes a dict entry.
         return used + 150 * len(self.row_of)
@@ -179,7 +189,9 @@ class Rows:
         keep = np.flatnonzero(self.alive[: self.size])
         projection = None
         if self.basis is not None and self.projected is not None and self.residuals is not None:
-            projection = Projection(self.basis, self.projected[keep], self.residuals[keep])
+            codes = self.codes[keep] if self.codes is not None else None
+            scales = self.code_scales[keep] if self.code_scales is not None else None
+            projection = Projection(self.basis, self.projected[keep], self.residuals[keep], codes, scales)
         return Rows(
             self.keys[keep],
             self.matrix[keep],
@@ -195,6 +207,7 @@ class Rows:
         capacity = len(self.matrix)
         rows, rest = project(self.matrix[: self.size], basis)
         self.projected, self.residuals = _grow(rows, capacity), _grow(rest, capacity)
+        self.codes, self.code_scales = _codes(Projection(basis, rows, rest), capacity)
         self.basis = basis
 
     # -- internals ---------------------------------------------------------------------------
@@ -212,6 +225,9 @@ class Rows:
         if self.projected is not None and self.residuals is not None:
             self.projected = _grow(self.projected[: self.size], capacity)
             self.residuals = _grow(self.residuals[: self.size], capacity)
+        if self.codes is not None and self.code_scales is not None:
+            self.codes = _grow(self.codes[: self.size], capacity)
+            self.code_scales = _grow(self.code_scales[: self.size], capacity)
 
     def _set_projection(self, at: np.ndarray, vectors: np.ndarray) -> None:
         if self.basis is None or self.projected is None or self.residuals is None:
@@ -219,6 +235,8 @@ class Rows:
         rows, rest = project(np.asarray(vectors, dtype=np.float32), self.basis)
         self.projected[at] = rows
         self.residuals[at] = rest
+        if self.codes is not None and self.code_scales is not None:
+            self.codes[at], self.code_scales[at] = quantize(rows)
 
     def _set_column(self, column: str, at: np.ndarray, values: list[Any]) -> None:
         array = self.columns[column]
@@ -233,6 +251,16 @@ class Rows:
             array[at] = incoming
         else:
             array[at] = np.asarray(filled, dtype=array.dtype)
+
+
+def _codes(projection: Projection | None, capacity: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The projection's int8 codes and scales (made now when it has none), with `capacity` rows."""
+    if projection is None:
+        return None, None
+    codes, scales = projection.codes, projection.scales
+    if codes is None or scales is None:
+        codes, scales = quantize(projection.rows)
+    return _grow(codes, capacity), _grow(scales, capacity)
 
 
 def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
