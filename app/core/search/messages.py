@@ -21,9 +21,11 @@ from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
+from app.core.search.categories import CategoryWords
+from app.core.search.category_messages import category_messages, naming_kind
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
-from app.core.search.instances import InstanceMatcher, instance_relevance
+from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
 from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_words import without_frame
@@ -99,6 +101,16 @@ class SearchConfig:
     # The same for the message leg and every candidate's cosine (key_query.py; the second
     # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
     message_nameless_mix: float = 0.5
+    # A list question ("which cities…", questions.asks_for_list) takes this many candidates per
+    # leg instead of `candidate_pool` (0 = the same pool for every query): its answers are spread
+    # over many messages (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
+    list_candidate_pool: int = 0
+    # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
+    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py) are
+    # taken in turns with the named order, and lifted over the floor like instances; 0 = off.
+    category_words: int = 0
+    # ... read from the named people's latest this many messages.
+    category_scan: int = 2000
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -139,6 +151,7 @@ class MessageSearcher:
         self.keys = keys
         self.windows = ConversationWindows()
         self.instances = InstanceMatcher(embedder)
+        self.categories = CategoryWords()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -183,6 +196,8 @@ class MessageSearcher:
 
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
+        if self.config.list_candidate_pool and asks_for_list(query.text):
+            pool = max(pool, self.config.list_candidate_pool)
         where = message_filter(query)
         # No in-memory copy (served by the approximate index): the candidates' rows, turns and
         # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
@@ -406,12 +421,18 @@ class MessageSearcher:
             return None
         model = self.config.fusion.config.relevance
         names = [w for person in mentions.persons for w in person.split()]
+        # A message naming a kind of the thing by WordNet gets the least relevance an instance gets.
+        kind_relevance = model.semantic_weight * INSTANCE_MIN if self.config.category_words else 0.0
 
         def evidence(texts: Mapping[str, str]) -> dict[str, float]:
             closest = self.instances.closest(category, texts, skip=names)
-            return {
+            found = {
                 k: r for k, (cosine, _) in closest.items() if (r := instance_relevance(cosine, model)) > 0
             }
+            if kind_relevance:
+                for k in naming_kind(self.categories, category, texts, skip=names):
+                    found[k] = max(found.get(k, 0.0), kind_relevance)
+            return found
 
         return evidence
 
@@ -449,7 +470,39 @@ class MessageSearcher:
             ]
             for p in sorted(mentions.persons)
         ]
-        return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
+        nearest = [k for turn in zip_longest(*orders) for k in turn if k is not None]
+        kinds = self._category_order(query, mentions, vector)
+        if kinds:
+            # Taken in turns: the kind's messages are evidence the vector misses, the nearest
+            # ones what it finds.
+            nearest = [k for turn in zip_longest(kinds, nearest) for k in turn if k is not None]
+        return tuple(dict.fromkeys(nearest))
+
+    def _category_order(self, query: MessageQuery, mentions: Mentions, vector: np.ndarray) -> list[str]:
+        """The named people's messages naming a kind of what a list question asks for, nearest
+        first, at most `category_words` (category_messages.py); empty when off or not asked."""
+        category = asked_category(query.text) if self.config.category_words else None
+        if category is None:
+            return []
+
+        def cosines(keys: list[str]) -> Mapping[str, float]:
+            context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
+            if context is not None:
+                return context.cosines
+            q = vector.astype(np.float32)
+            return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
+
+        with self.db.read() as session:
+            found = category_messages(
+                session,
+                self.categories,
+                user_id=query.user_id,
+                persons=sorted(mentions.persons),
+                category=category,
+                scan=self.config.category_scan,
+                cosines=cosines,
+            )
+        return found[: self.config.category_words]
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None

@@ -1,0 +1,66 @@
+"""A list question's category evidence: the named people's messages naming a kind of the thing asked for.
+
+"What activities does Melanie partake in?" is answered by "Melanie is off to go swimming with the
+kids", 238th of her 425 sentence keys by cosine: MiniLM does not link "activities" to "swimming".
+WordNet does (categories.py). The named people's latest messages are read (at most `scan`), and
+those with a word whose usual meaning is a kind of the asked-for noun are returned, nearest to the
+question first, to join the named order (messages.py, `SearchConfig.category_words`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from sqlalchemy.orm import Session
+
+from app.core.search.categories import CategoryWords
+from app.core.search.instances import singular
+from app.core.storage.keyword import STOPWORDS
+
+_WORD = re.compile(r"[^\W\d_][^\W_]{2,}", re.UNICODE)
+
+# The named people's messages, latest first; the other filters are applied by the ranking.
+_SQL = (
+    "SELECT id, content FROM raw_messages WHERE user_id = ? AND archived_at IS NULL "
+    "AND person IN (SELECT value FROM json_each(?)) ORDER BY timestamp DESC LIMIT ?"
+)
+
+
+def words(text: str, skip: Iterable[str] = ()) -> set[str]:
+    """The lower-case content words of a text, less `skip` (the people's names)."""
+    left_out = {w.lower() for w in skip}
+    return {w for w in (x.lower() for x in _WORD.findall(text)) if w not in STOPWORDS and w not in left_out}
+
+
+def naming_kind(
+    lexicon: CategoryWords, category: str, texts: Mapping[str, str], skip: Iterable[str] = ()
+) -> set[str]:
+    """The keys of `texts` holding a word that names a kind of `category` (a plural noun)."""
+    noun = singular(category)
+    own = {noun, category}
+    per_text = {k: words(t, skip) - own for k, t in texts.items()}
+    found = lexicon.of_kind(noun, set().union(*per_text.values())) if per_text else set()
+    return {k for k, ws in per_text.items() if ws & found}
+
+
+def category_messages(
+    session: Session,
+    lexicon: CategoryWords,
+    *,
+    user_id: str,
+    persons: Sequence[str],
+    category: str,
+    scan: int,
+    cosines: Callable[[list[str]], Mapping[str, float]],
+) -> list[str]:
+    """Keys of the named people's messages naming a kind of `category`, highest cosine first."""
+    rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
+    texts = {str(r.id): r.content or "" for r in rows}
+    names = [w for p in persons for w in p.split()]
+    keys = list(naming_kind(lexicon, category, texts, skip=names))
+    if not keys:
+        return []
+    score = cosines(keys)
+    return sorted((k for k in keys if k in score), key=lambda k: -score[k])
