@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from sqlalchemy.orm import Session
@@ -35,13 +36,21 @@ def words(text: str, skip: Iterable[str] = ()) -> set[str]:
 
 
 def naming_kind(
-    lexicon: CategoryWords, category: str, texts: Mapping[str, str], skip: Iterable[str] = ()
+    lexicon: CategoryWords,
+    category: str,
+    texts: Mapping[str, str],
+    skip: Iterable[str] = (),
+    *,
+    max_texts: int = 0,
 ) -> set[str]:
-    """The keys of `texts` holding a word that names a kind of `category` (a plural noun)."""
+    """The keys of `texts` holding a word that names a kind of `category` (a plural noun); with
+    `max_texts`, only words held by at most that many of the texts count."""
     noun = singular(category)
     own = {noun, category}
     per_text = {k: words(t, skip) - own for k, t in texts.items()}
-    found = lexicon.of_kind(noun, set().union(*per_text.values())) if per_text else set()
+    held = Counter(w for ws in per_text.values() for w in ws)
+    pool = {w for w, n in held.items() if not max_texts or n <= max_texts}
+    found = lexicon.of_kind(noun, pool)
     return {k for k, ws in per_text.items() if ws & found}
 
 
@@ -53,13 +62,14 @@ def category_messages(
     persons: Sequence[str],
     category: str,
     scan: int,
+    max_texts: int = 0,
     cosines: Callable[[list[str]], Mapping[str, float]],
 ) -> list[str]:
     """Keys of the named people's messages naming a kind of `category`, highest cosine first."""
     rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
     texts = {str(r.id): r.content or "" for r in rows}
     names = [w for p in persons for w in p.split()]
-    keys = list(naming_kind(lexicon, category, texts, skip=names))
+    keys = list(naming_kind(lexicon, category, texts, skip=names, max_texts=max_texts))
     if not keys:
         return []
     score = cosines(keys)

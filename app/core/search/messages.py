@@ -111,6 +111,11 @@ class SearchConfig:
     category_words: int = 0
     # ... read from the named people's latest this many messages.
     category_scan: int = 2000
+    # ... counting only words held by at most this many of them (0 = any): a person names a
+    # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
+    category_max_df: int = 0
+    # ... placed ahead of the named order instead of taken in turns with it.
+    category_lead: bool = False
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -472,7 +477,9 @@ class MessageSearcher:
         ]
         nearest = [k for turn in zip_longest(*orders) for k in turn if k is not None]
         kinds = self._category_order(query, mentions, vector)
-        if kinds:
+        if kinds and self.config.category_lead:
+            nearest = [*kinds, *nearest]
+        elif kinds:
             # Taken in turns: the kind's messages are evidence the vector misses, the nearest
             # ones what it finds.
             nearest = [k for turn in zip_longest(kinds, nearest) for k in turn if k is not None]
@@ -500,6 +507,7 @@ class MessageSearcher:
                 persons=sorted(mentions.persons),
                 category=category,
                 scan=self.config.category_scan,
+                max_texts=self.config.category_max_df,
                 cosines=cosines,
             )
         return found[: self.config.category_words]
