@@ -96,7 +96,7 @@ class CategoryWords:
                 return
             self._opened = True
             directory = self._dir or wordnet_dir()
-            if directory is None:
+            if directory is None or not (directory / "data.noun").is_file():
                 return
             with (directory / "data.noun").open("rb") as f:
                 data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
