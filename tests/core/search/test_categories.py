@@ -1,4 +1,4 @@
-"""WordNet category words (categories.py, category_messages.py) on a small WordNet written in its own file format."""
+"""WordNet category words (categories.py, category_messages.py) on a small WordNet in its own format."""
 
 from __future__ import annotations
 
