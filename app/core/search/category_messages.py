@@ -54,21 +54,22 @@ def naming_kind(
     return {k for k, ws in per_text.items() if ws & found}
 
 
-def category_messages(
-    session: Session,
+def person_texts(session: Session, *, user_id: str, persons: Sequence[str], scan: int) -> dict[str, str]:
+    """The named people's latest `scan` messages' texts, by key."""
+    rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
+    return {str(r.id): r.content or "" for r in rows}
+
+
+def by_kind(
     lexicon: CategoryWords,
+    texts: Mapping[str, str],
     *,
-    user_id: str,
-    persons: Sequence[str],
     category: str,
-    scan: int,
-    max_texts: int = 0,
+    names: Sequence[str],
+    max_texts: int,
     cosines: Callable[[list[str]], Mapping[str, float]],
 ) -> list[str]:
-    """Keys of the named people's messages naming a kind of `category`, highest cosine first."""
-    rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
-    texts = {str(r.id): r.content or "" for r in rows}
-    names = [w for p in persons for w in p.split()]
+    """Keys of the texts naming a kind of `category` by WordNet, highest message cosine first."""
     keys = list(naming_kind(lexicon, category, texts, skip=names, max_texts=max_texts))
     if not keys:
         return []

@@ -22,7 +22,7 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
 from app.core.search.categories import CategoryWords
-from app.core.search.category_messages import category_messages, naming_kind
+from app.core.search.category_messages import by_kind, naming_kind, person_texts
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
@@ -116,6 +116,11 @@ class SearchConfig:
     category_max_df: int = 0
     # ... placed ahead of the named order instead of taken in turns with it.
     category_lead: bool = False
+    # ... found by WordNet ("wordnet"), by the embedder's cosine of each message's word closest to
+    # the noun ("model", instances.py: one embedding per new word, cached), or WordNet's first.
+    category_source: str = "wordnet"
+    # ... the distinct words the model judges at most (the named people's latest messages first).
+    category_vocabulary: int = 2000
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -500,16 +505,30 @@ class MessageSearcher:
             return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
 
         with self.db.read() as session:
-            found = category_messages(
+            texts = person_texts(
                 session,
-                self.categories,
                 user_id=query.user_id,
                 persons=sorted(mentions.persons),
-                category=category,
                 scan=self.config.category_scan,
+            )
+        names = [w for p in mentions.persons for w in p.split()]
+        found: list[str] = []
+        if self.config.category_source in ("wordnet", "both"):
+            found = by_kind(
+                self.categories,
+                texts,
+                category=category,
+                names=names,
                 max_texts=self.config.category_max_df,
                 cosines=cosines,
             )
+        if self.config.category_source in ("model", "both"):
+            # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.
+            closest = self.instances.closest(
+                category, texts, skip=names, max_words=self.config.category_vocabulary
+            )
+            ranked = sorted(closest, key=lambda k: -closest[k][0])
+            found = list(dict.fromkeys([*found, *ranked]))
         return found[: self.config.category_words]
 
     def _keyword_and_vectors(
