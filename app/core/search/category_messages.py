@@ -18,13 +18,14 @@ from sqlalchemy.orm import Session
 
 from app.core.search.categories import CategoryWords
 from app.core.search.instances import singular
+from app.core.search.ranking import attachment_names
 from app.core.storage.keyword import STOPWORDS
 
 _WORD = re.compile(r"[^\W\d_][^\W_]{2,}", re.UNICODE)
 
 # The named people's messages, latest first; the other filters are applied by the ranking.
 _SQL = (
-    "SELECT id, content FROM raw_messages WHERE user_id = ? AND archived_at IS NULL "
+    "SELECT id, content, attachments FROM raw_messages WHERE user_id = ? AND archived_at IS NULL "
     "AND person IN (SELECT value FROM json_each(?)) ORDER BY timestamp DESC LIMIT ?"
 )
 
@@ -55,9 +56,10 @@ def naming_kind(
 
 
 def person_texts(session: Session, *, user_id: str, persons: Sequence[str], scan: int) -> dict[str, str]:
-    """The named people's latest `scan` messages' texts, by key."""
+    """The named people's latest `scan` messages' texts with their attachments' names (a photo's
+    caption names what it shows: "a photo of a kid swimming"), by key."""
     rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
-    return {str(r.id): r.content or "" for r in rows}
+    return {str(r.id): f"{r.content or ''} {attachment_names(r.attachments)}" for r in rows}
 
 
 def by_kind(
