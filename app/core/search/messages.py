@@ -102,22 +102,26 @@ class SearchConfig:
     # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
     message_nameless_mix: float = 0.5
     # A list question ("which cities…", questions.asks_for_list) takes this many candidates per
-    # leg instead of `candidate_pool` (0 = the same pool for every query): its answers are spread
-    # over many messages (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
+    # leg instead of `candidate_pool` (0 = the same pool for every query): +0.002 multi-hop R@10
+    # on LoCoMo, so off (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
     list_candidate_pool: int = 0
     # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
-    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py) are
-    # taken in turns with the named order, and lifted over the floor like instances; 0 = off.
+    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py)
+    # lead the named order, and are lifted over the floor like instances; 0 = off. 10 gives
+    # multi-hop R@10 0.537 -> 0.544 on LoCoMo, nothing else moved, ~7 ms of CPU per such
+    # question; off because it needs the optional `wordnet` extra (99 MB installed) and does not
+    # reach the goal (same section).
     category_words: int = 0
     # ... read from the named people's latest this many messages.
     category_scan: int = 2000
     # ... counting only words held by at most this many of them (0 = any): a person names a
     # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
-    category_max_df: int = 0
-    # ... placed ahead of the named order instead of taken in turns with it.
-    category_lead: bool = False
+    category_max_df: int = 2
+    # ... placed ahead of the named order (else taken in turns with it: +0.000).
+    category_lead: bool = True
     # ... found by WordNet ("wordnet"), by the embedder's cosine of each message's word closest to
-    # the noun ("model", instances.py: one embedding per new word, cached), or WordNet's first.
+    # the noun ("model", instances.py: one embedding per new word, cached; −0.021), or WordNet's
+    # first then the model's ("both"; −0.007).
     category_source: str = "wordnet"
     # ... the distinct words the model judges at most (the named people's latest messages first).
     category_vocabulary: int = 2000
