@@ -151,15 +151,16 @@ def wait_for_keys(services: Services) -> None:
 def report(services: Any, questions: list[Any]) -> None:
     """R@5 / R@10 per category for the searcher's current config."""
     found: dict[int, dict[int, list[float]]] = {5: defaultdict(list), 10: defaultdict(list)}
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for q in questions:
         hits = services.memory.search(q.text, limit=10)
         ranked = [h.message_id for h in hits]
         for k in (5, 10):
             share = len(q.evidence & set(ranked[:k])) / len(q.evidence)
             found[k][q.category].append(share)
-    elapsed = time.perf_counter() - started
-    print(f"searched in {elapsed:.1f}s ({1000 * elapsed / len(questions):.1f} ms/query)")
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    per = 1000 / len(questions)
+    print(f"searched in {elapsed:.1f}s ({per * elapsed:.1f} ms/query, CPU {per * cpu:.1f} ms/query)")
     print(f"{'category':<14}{'n':>5}{'R@5':>8}{'R@10':>8}")
     for cat, name in CATEGORIES.items():
         n = len(found[10][cat])

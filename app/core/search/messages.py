@@ -21,9 +21,11 @@ from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
+from app.core.search.categories import CategoryWords
+from app.core.search.category_messages import by_kind, naming_kind, person_texts
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
-from app.core.search.instances import InstanceMatcher, instance_relevance
+from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
 from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_words import without_frame
@@ -106,6 +108,30 @@ class SearchConfig:
     # The same for the message leg and every candidate's cosine (key_query.py; the second
     # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
     message_nameless_mix: float = 0.5
+    # A list question ("which cities…", questions.asks_for_list) takes this many candidates per
+    # leg instead of `candidate_pool` (0 = the same pool for every query): +0.002 multi-hop R@10
+    # on LoCoMo, so off (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
+    list_candidate_pool: int = 0
+    # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
+    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py)
+    # lead the named order, and are lifted over the floor like instances; 0 = off. 10 gives
+    # multi-hop R@10 0.537 -> 0.544 on LoCoMo, nothing else moved, ~7 ms of CPU per such
+    # question; off because it needs the optional `wordnet` extra (99 MB installed) and does not
+    # reach the goal (same section).
+    category_words: int = 0
+    # ... read from the named people's latest this many messages.
+    category_scan: int = 2000
+    # ... counting only words held by at most this many of them (0 = any): a person names a
+    # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
+    category_max_df: int = 2
+    # ... placed ahead of the named order (else taken in turns with it: +0.000).
+    category_lead: bool = True
+    # ... found by WordNet ("wordnet"), by the embedder's cosine of each message's word closest to
+    # the noun ("model", instances.py: one embedding per new word, cached; −0.021), or WordNet's
+    # first then the model's ("both"; −0.007).
+    category_source: str = "wordnet"
+    # ... the distinct words the model judges at most (the named people's latest messages first).
+    category_vocabulary: int = 2000
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -146,6 +172,7 @@ class MessageSearcher:
         self.keys = keys
         self.windows = ConversationWindows()
         self.instances = InstanceMatcher(embedder)
+        self.categories = CategoryWords()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -190,6 +217,8 @@ class MessageSearcher:
 
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
+        if self.config.list_candidate_pool and asks_for_list(query.text):
+            pool = max(pool, self.config.list_candidate_pool)
         where = message_filter(query)
         # No in-memory copy (served by the approximate index): the candidates' rows, turns and
         # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
@@ -413,12 +442,18 @@ class MessageSearcher:
             return None
         model = self.config.fusion.config.relevance
         names = [w for person in mentions.persons for w in person.split()]
+        # A message naming a kind of the thing by WordNet gets the least relevance an instance gets.
+        kind_relevance = model.semantic_weight * INSTANCE_MIN if self.config.category_words else 0.0
 
         def evidence(texts: Mapping[str, str]) -> dict[str, float]:
             closest = self.instances.closest(category, texts, skip=names)
-            return {
+            found = {
                 k: r for k, (cosine, _) in closest.items() if (r := instance_relevance(cosine, model)) > 0
             }
+            if kind_relevance:
+                for k in naming_kind(self.categories, category, texts, skip=names):
+                    found[k] = max(found.get(k, 0.0), kind_relevance)
+            return found
 
         return evidence
 
@@ -456,7 +491,56 @@ class MessageSearcher:
             ]
             for p in sorted(mentions.persons)
         ]
-        return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
+        nearest = [k for turn in zip_longest(*orders) for k in turn if k is not None]
+        kinds = self._category_order(query, mentions, vector)
+        if kinds and self.config.category_lead:
+            nearest = [*kinds, *nearest]
+        elif kinds:
+            # Taken in turns: the kind's messages are evidence the vector misses, the nearest
+            # ones what it finds.
+            nearest = [k for turn in zip_longest(kinds, nearest) for k in turn if k is not None]
+        return tuple(dict.fromkeys(nearest))
+
+    def _category_order(self, query: MessageQuery, mentions: Mentions, vector: np.ndarray) -> list[str]:
+        """The named people's messages naming a kind of what a list question asks for, nearest
+        first, at most `category_words` (category_messages.py); empty when off or not asked."""
+        category = asked_category(query.text) if self.config.category_words else None
+        if category is None:
+            return []
+
+        def cosines(keys: list[str]) -> Mapping[str, float]:
+            context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
+            if context is not None:
+                return context.cosines
+            q = vector.astype(np.float32)
+            return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
+
+        with self.db.read() as session:
+            texts = person_texts(
+                session,
+                user_id=query.user_id,
+                persons=sorted(mentions.persons),
+                scan=self.config.category_scan,
+            )
+        names = [w for p in mentions.persons for w in p.split()]
+        found: list[str] = []
+        if self.config.category_source in ("wordnet", "both"):
+            found = by_kind(
+                self.categories,
+                texts,
+                category=category,
+                names=names,
+                max_texts=self.config.category_max_df,
+                cosines=cosines,
+            )
+        if self.config.category_source in ("model", "both"):
+            # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.
+            closest = self.instances.closest(
+                category, texts, skip=names, max_words=self.config.category_vocabulary
+            )
+            ranked = sorted(closest, key=lambda k: -closest[k][0])
+            found = list(dict.fromkeys([*found, *ranked]))
+        return found[: self.config.category_words]
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None

