@@ -1,4 +1,5 @@
-"""WordNet category words (categories.py, category_messages.py) on a small WordNet in its own format."""
+"""WordNet category words (categories.py, category_messages.py, wordnet_build.py): a small WordNet in its
+own format built into a table, and the shipped table."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from app.core.search.categories import CategoryWords
+import numpy as np
+
+from app.core.search.categories import CategoryWords, table_path
 from app.core.search.category_messages import naming_kind
+from app.core.search.wordnet_build import main as build_main
+from app.core.search.wordnet_build import write
 from tests.conftest import make_message
 
 # synset offset -> (words, hyponym offsets). Offsets are not byte positions (as in the copy the
@@ -43,6 +48,7 @@ HEADER = "  1 This software and database is being provided to you, the LICENSEE,
 
 
 def _write_wordnet(directory: Path) -> Path:
+    """The small WordNet in its own file format, built into a table as the app ships it."""
     directory.mkdir(parents=True, exist_ok=True)
     lines = [HEADER]
     for offset, (words, down) in sorted(SYNSETS.items()):
@@ -55,7 +61,8 @@ def _write_wordnet(directory: Path) -> Path:
         for lemma, (tagged, offsets) in sorted(entries.items()):
             rows.append(f"{lemma} {pos[0]} {len(offsets)} 0 {len(offsets)} {tagged} {' '.join(offsets)}  \n")
         (directory / f"index.{pos}").write_text("".join(rows), encoding="latin-1")
-    return directory
+    (directory / "LICENSE").write_text("WordNet Release 3.0 ...", encoding="utf-8")
+    return write(directory, directory.parent / "table" / "kinds.npz")
 
 
 @pytest.fixture
@@ -63,8 +70,17 @@ def lexicon(tmp_path: Path) -> CategoryWords:
     return CategoryWords(_write_wordnet(tmp_path / "wordnet"))
 
 
+def _offsets(lexicon: CategoryWords, rows: frozenset[int]) -> set[str]:
+    with np.load(lexicon._path) as table:
+        return {f"{table['offsets'][r]:08d}" for r in rows}
+
+
+def test_the_build_keeps_the_licence_beside_the_table(lexicon: CategoryWords) -> None:
+    assert (lexicon._path.parent / "LICENSE").read_text(encoding="utf-8").startswith("WordNet")
+
+
 def test_kinds_are_every_synset_below_the_category(lexicon: CategoryWords) -> None:
-    assert lexicon.kinds("activity") == {"00000200", "00000300", "00000400"}
+    assert _offsets(lexicon, lexicon.kinds("activity")) == {"00000200", "00000300", "00000400"}
     assert lexicon.kinds("Activity") == lexicon.kinds("activity")
     assert lexicon.kinds("xylophone") == frozenset()  # unknown: nothing, no error
 
@@ -77,10 +93,32 @@ def test_a_word_counts_when_its_usual_meaning_is_a_kind(lexicon: CategoryWords) 
 
 
 def test_without_wordnet_nothing_is_a_kind(tmp_path: Path) -> None:
-    missing = CategoryWords(tmp_path / "nowhere")
+    missing = CategoryWords(tmp_path / "nowhere.npz")
     assert not missing.available
     assert missing.kinds("activity") == frozenset()
     assert missing.of_kind("activity", {"swimming"}) == set()
+
+
+def test_the_shipped_table_answers_known_links() -> None:
+    """resources/wordnet/kinds.npz, as `python -m app.core.search.wordnet_build` writes it."""
+    shipped = CategoryWords()
+    assert shipped.available and table_path().stat().st_size < 3_000_000
+    assert (table_path().parent / "LICENSE").read_text(encoding="utf-8").startswith("WordNet Release 3.0")
+    words = {"swimming", "pottery", "painting", "rome", "chicago", "thanks", "table", "kickboxing"}
+    # Only a word's first noun sense counts: "painting" is first a work of art, "pottery" ware.
+    assert shipped.of_kind("activity", words) == {"swimming"}
+    assert shipped.of_kind("art", words) == {"painting"}
+    assert shipped.of_kind("city", words) == {"rome", "chicago"}
+    assert shipped.of_kind("dog", {"poodles", "beagle", "cats"}) == {"poodles", "beagle"}
+    # Too broad to be a kind ("entity": every noun), and unknown: nothing, no error.
+    assert shipped.of_kind("entity", words) == set()
+    assert shipped.of_kind("xylophones", words) == set()
+
+
+def test_the_build_says_what_to_do_without_wordnet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_main(["--source", str(tmp_path), "--out", str(tmp_path / "k.npz")]) == 2
+    assert "pass --source DIR" in capsys.readouterr().err
+    assert not (tmp_path / "k.npz").exists()
 
 
 def test_naming_kind_keeps_rare_words_when_asked(lexicon: CategoryWords) -> None:
