@@ -100,24 +100,61 @@ class CategoryWords:
             return frozenset()
         return frozenset(np.flatnonzero(self._below(category)).tolist())
 
-    def of_kind(self, category: str, words: Iterable[str]) -> set[str]:
-        """The `words` (lower-case) whose usual meaning is a kind of `category` (a singular noun)."""
+    def of_kind(
+        self, category: str, words: Iterable[str], *, senses: str = "first", compounds: bool = False
+    ) -> set[str]:
+        """The `words` (lower-case) whose usual meaning is a kind of `category` (a singular noun).
+
+        `senses="any"` takes any noun sense of the word, "gerund" any sense of words ending in
+        "-ing" ("painting": a work of art first, the act of painting too) and the first of the
+        others; a word likelier a verb or an adjective never counts. `compounds` judges a word
+        WordNet lacks by its last part when both parts are words ("kick|boxing")."""
         self._open()
         if not self._t:
             return set()
         below = self._below(category)
         if not below.any():
             return set()
-        words = list(words)
         pairs = [(word, lemma) for word in words for lemma in _lemmas(word)]
         if not pairs:
             return set()
         rows = self._rows([lemma for _, lemma in pairs])
-        sense = np.where(rows >= 0, self._t["first"][rows], -1)
+        first = np.where(rows >= 0, self._t["first"][rows], -1)
         hit = np.zeros(len(pairs), dtype=bool)
-        known = sense >= 0
-        hit[known] = below[sense[known]]
-        return {pairs[i][0] for i in np.flatnonzero(hit)}
+        known = first >= 0
+        hit[known] = below[first[known]]
+        if senses != "first":
+            wide = known & ~hit
+            if senses == "gerund":
+                wide &= np.array([lemma.endswith("ing") for _, lemma in pairs], dtype=bool)
+            at = np.flatnonzero(wide)
+            if at.size:
+                starts = self._t["sense_start"]
+                counts = starts[rows[at] + 1] - starts[rows[at]]
+                under = below[_children(starts, self._t["senses"], rows[at])]
+                # Whether any of each pair's senses is below: a sum per run of `counts`.
+                per_pair = np.add.reduceat(under.astype(np.int32), np.cumsum(counts) - counts)
+                hit[at] = per_pair > 0
+        found = {pairs[i][0] for i in np.flatnonzero(hit)}
+        if compounds:
+            unknown = {word for word, _ in pairs} - {pairs[i][0] for i in np.flatnonzero(rows >= 0)}
+            found |= self._compound_heads(category, unknown)
+        return found
+
+    def _compound_heads(self, category: str, words: set[str]) -> set[str]:
+        """Words WordNet lacks that split into two words, the last a kind ("kickboxing")."""
+        splits = [
+            (word, word[:i], word[i:])
+            for word in words
+            for i in range(3, len(word) - 3)  # both parts at least 3 letters, the head 4
+        ]
+        if not splits:
+            return set()
+        rows = self._rows([head for _, _, head in splits] + [left for _, left, _ in splits])
+        heads, lefts = rows[: len(splits)], rows[len(splits) :]
+        ok = np.flatnonzero((heads >= 0) & (lefts >= 0))
+        kinds = self.of_kind(category, {splits[i][2] for i in ok})
+        return {splits[i][0] for i in ok if splits[i][2] in kinds}
 
 
 def _children(starts: np.ndarray, children: np.ndarray, ids: np.ndarray) -> np.ndarray:

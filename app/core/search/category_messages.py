@@ -44,15 +44,18 @@ def naming_kind(
     skip: Iterable[str] = (),
     *,
     max_texts: int = 0,
+    senses: str = "first",
+    compounds: bool = False,
 ) -> set[str]:
     """The keys of `texts` holding a word that names a kind of `category` (a plural noun); with
-    `max_texts`, only words held by at most that many of the texts count."""
+    `max_texts`, only words held by at most that many of the texts count (`senses`, `compounds`:
+    CategoryWords.of_kind)."""
     noun = singular(category)
     own = {noun, category}
     per_text = {k: words(t, skip) - own for k, t in texts.items()}
     held = Counter(w for ws in per_text.values() for w in ws)
     pool = {w for w, n in held.items() if not max_texts or n <= max_texts}
-    found = lexicon.of_kind(noun, pool)
+    found = lexicon.of_kind(noun, pool, senses=senses, compounds=compounds)
     return {k for k, ws in per_text.items() if ws & found}
 
 
@@ -65,16 +68,27 @@ def person_texts(session: Session, *, user_id: str, persons: Sequence[str], scan
 
 def by_kind(
     lexicon: CategoryWords,
-    texts: Mapping[str, str],
+    groups: Sequence[Mapping[str, str]],
     *,
     category: str,
     names: Sequence[str],
     max_texts: int,
     cosines: Callable[[list[str]], Mapping[str, float]],
+    senses: str = "first",
+    compounds: bool = False,
 ) -> list[str]:
-    """Keys of the texts naming a kind of `category` by WordNet, highest message cosine first."""
-    keys = list(naming_kind(lexicon, category, texts, skip=names, max_texts=max_texts))
+    """Keys of the texts naming a kind of `category` by WordNet, highest message cosine first.
+
+    Each group's words are counted apart for `max_texts` (one group per named person: a city
+    John names once is no less rare because Tim names it too)."""
+    keys: list[str] = []
+    for texts in groups:
+        keys.extend(
+            naming_kind(
+                lexicon, category, texts, skip=names, max_texts=max_texts, senses=senses, compounds=compounds
+            )
+        )
     if not keys:
         return []
-    score = cosines(keys)
-    return sorted((k for k in keys if k in score), key=lambda k: -score[k])
+    score = cosines(list(dict.fromkeys(keys)))
+    return sorted((k for k in dict.fromkeys(keys) if k in score), key=lambda k: -score[k])

@@ -132,6 +132,13 @@ class SearchConfig:
     category_source: str = "wordnet"
     # ... the distinct words the model judges at most (the named people's latest messages first).
     category_vocabulary: int = 2000
+    # ... which of a word's WordNet noun senses count: its "first", "any", or any for a word in
+    # "-ing" ("gerund": "painting" is first a picture) (categories.CategoryWords.of_kind).
+    category_senses: str = "first"
+    # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing").
+    category_compounds: bool = False
+    # ... with two named people, each one's messages scanned and counted for `category_max_df` apart.
+    category_per_person: bool = False
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -451,7 +458,15 @@ class MessageSearcher:
                 k: r for k, (cosine, _) in closest.items() if (r := instance_relevance(cosine, model)) > 0
             }
             if kind_relevance:
-                for k in naming_kind(self.categories, category, texts, skip=names):
+                kinds = naming_kind(
+                    self.categories,
+                    category,
+                    texts,
+                    skip=names,
+                    senses=self.config.category_senses,
+                    compounds=self.config.category_compounds,
+                )
+                for k in kinds:
                     found[k] = max(found.get(k, 0.0), kind_relevance)
             return found
 
@@ -515,23 +530,25 @@ class MessageSearcher:
             q = vector.astype(np.float32)
             return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
 
+        persons = sorted(mentions.persons)
+        # One scan of them all, or one per person sharing it (`category_per_person`).
+        scopes = [[p] for p in persons] if self.config.category_per_person and len(persons) > 1 else [persons]
+        scan = max(1, self.config.category_scan // len(scopes))
         with self.db.read() as session:
-            texts = person_texts(
-                session,
-                user_id=query.user_id,
-                persons=sorted(mentions.persons),
-                scan=self.config.category_scan,
-            )
+            groups = [person_texts(session, user_id=query.user_id, persons=s, scan=scan) for s in scopes]
+        texts = {k: t for g in groups for k, t in g.items()}
         names = [w for p in mentions.persons for w in p.split()]
         found: list[str] = []
         if self.config.category_source in ("wordnet", "both"):
             found = by_kind(
                 self.categories,
-                texts,
+                groups,
                 category=category,
                 names=names,
                 max_texts=self.config.category_max_df,
                 cosines=cosines,
+                senses=self.config.category_senses,
+                compounds=self.config.category_compounds,
             )
         if self.config.category_source in ("model", "both"):
             # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.
