@@ -21,6 +21,14 @@ from app.core.search.instances import singular
 from app.core.storage.keyword import STOPWORDS
 
 _WORD = re.compile(r"[^\W\d_][^\W_]{2,}", re.UNICODE)
+# Kinds of thing that have titles: a message naming one quotes it ("I just watched "Little
+# Women"", "This is 'Embracing Identity'") where WordNet knows no instance.
+TITLED = frozenset(
+    {"book", "novel", "movie", "film", "series", "show", "song", "album", "game", "screenplay", "script"}
+    | {"play", "poem", "story", "podcast", "episode", "painting"}
+)
+# A quoted title: a capital first, at most eight words, no sentence inside (a quoted remark is no title).
+_TITLE = re.compile(r"[\"“'‘]([A-Z0-9][^\"”’.!?\n]{1,60}?)[\"”'’](?!\w)")
 
 # The named people's messages, latest first; the other filters are applied by the ranking.
 _SQL = (
@@ -35,6 +43,13 @@ def words(text: str, skip: Iterable[str] = ()) -> set[str]:
     found = set(_WORD.findall(text.lower()))
     found -= STOPWORDS
     return found.difference(w.lower() for w in skip) if skip else found
+
+
+def titled(category: str, texts: Mapping[str, str]) -> set[str]:
+    """The keys of `texts` quoting a title, when `category` (a plural noun) is a kind with titles."""
+    if TITLED.isdisjoint({category, category[:-1], singular(category)}):  # "movies": not "movy"
+        return set()
+    return {k for k, t in texts.items() if any(len(m.split()) <= 8 for m in _TITLE.findall(t))}
 
 
 def naming_kind(
@@ -76,8 +91,10 @@ def by_kind(
     cosines: Callable[[list[str]], Mapping[str, float]],
     senses: str = "first",
     compounds: bool = False,
+    titles: bool = False,
 ) -> list[str]:
-    """Keys of the texts naming a kind of `category` by WordNet, highest message cosine first.
+    """Keys of the texts naming a kind of `category` by WordNet (or quoting a title, `titles`),
+    highest message cosine first.
 
     Each group's words are counted apart for `max_texts` (one group per named person: a city
     John names once is no less rare because Tim names it too)."""
@@ -88,6 +105,8 @@ def by_kind(
                 lexicon, category, texts, skip=names, max_texts=max_texts, senses=senses, compounds=compounds
             )
         )
+        if titles:
+            keys.extend(titled(category, texts))
     if not keys:
         return []
     score = cosines(list(dict.fromkeys(keys)))

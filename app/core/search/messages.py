@@ -113,12 +113,11 @@ class SearchConfig:
     # on LoCoMo, so off (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
     list_candidate_pool: int = 0
     # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
-    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py)
-    # lead the named order, and are lifted over the floor like instances; 0 = off. 10 gives
-    # multi-hop R@10 0.537 -> 0.544 on LoCoMo, nothing else moved, ~7 ms of CPU per such
-    # question; off because it needs the optional `wordnet` extra (99 MB installed) and does not
-    # reach the goal (same section).
-    category_words: int = 0
+    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py,
+    # the table in resources/wordnet) lead the named order, and are lifted over the floor like
+    # instances; 0 = off. LoCoMo multi-hop R@10 0.537 -> 0.554 with the defaults below, R@10 and
+    # R@5 held (docs/benchmarks.md, "Recall: category questions, shipped (issue 12, `mh10`)").
+    category_words: int = 10
     # ... read from the named people's latest this many messages.
     category_scan: int = 2000
     # ... counting only words held by at most this many of them (0 = any): a person names a
@@ -132,13 +131,18 @@ class SearchConfig:
     category_source: str = "wordnet"
     # ... the distinct words the model judges at most (the named people's latest messages first).
     category_vocabulary: int = 2000
-    # ... which of a word's WordNet noun senses count: its "first", "any", or any for a word in
-    # "-ing" ("gerund": "painting" is first a picture) (categories.CategoryWords.of_kind).
-    category_senses: str = "first"
-    # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing").
+    # ... which of a word's WordNet noun senses count: its "first", "any" (+0.003), or any for a
+    # word in "-ing" ("gerund": "painting" is first a picture; −0.002) (CategoryWords.of_kind).
+    category_senses: str = "any"
+    # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing"):
+    # +0.000, so off.
     category_compounds: bool = False
-    # ... with two named people, each one's messages scanned and counted for `category_max_df` apart.
-    category_per_person: bool = False
+    # ... with two named people, each one's messages scanned (sharing `category_scan`) and counted
+    # for `category_max_df` apart: a city John names once is rare though Tim names it too (+0.002).
+    category_per_person: bool = True
+    # ... and for kinds of thing with titles (books, movies, songs), messages quoting a title
+    # ("I just watched "Little Women"": +0.005).
+    category_titles: bool = True
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -549,6 +553,7 @@ class MessageSearcher:
                 cosines=cosines,
                 senses=self.config.category_senses,
                 compounds=self.config.category_compounds,
+                titles=self.config.category_titles,
             )
         if self.config.category_source in ("model", "both"):
             # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.

@@ -11,7 +11,7 @@ import pytest
 import numpy as np
 
 from app.core.search.categories import CategoryWords, table_path
-from app.core.search.category_messages import naming_kind
+from app.core.search.category_messages import by_kind, naming_kind, titled
 from app.core.search.wordnet_build import main as build_main
 from app.core.search.wordnet_build import write
 from tests.conftest import make_message
@@ -136,7 +136,7 @@ def test_naming_kind_keeps_rare_words_when_asked(lexicon: CategoryWords) -> None
 
 
 def test_a_category_question_reaches_the_named_persons_kind_message(services, tmp_path: Path) -> None:
-    """Through search: with `category_words` on, John's one message naming an activity joins the
+    """Through search: with `category_words` on (the default), John's one message naming an activity joins the
     candidates of "What activities does John do?" though it shares no word with it."""
     chatter = [
         make_message(
@@ -161,6 +161,60 @@ def test_a_category_question_reaches_the_named_persons_kind_message(services, tm
         finally:
             searcher.config = default
 
-    assert "m1" not in found()  # the named order's one message is the report: out of reach
+    assert "m1" not in found(category_words=0)  # the named order's one message is the report: out of reach
+    assert "m1" in found()  # on by default, with the shipped table replaced by the small one
     assert "m1" in found(category_words=5)
     assert "m1" in found(category_words=5, category_lead=True, category_max_df=1)
+
+
+def test_any_sense_and_compounds_widen_what_counts(lexicon: CategoryWords) -> None:
+    # "athletics" is only a sport here, as first sense; "care" stays out under any rule (likelier a verb).
+    words = {"athletics", "care", "kickswimming", "kickswim"}
+    assert lexicon.of_kind("activity", words) == {"athletics"}
+    assert lexicon.of_kind("activity", words, senses="any") == {"athletics"}
+    # WordNet lacks "kickswimming"; its last part is a kind, and "kick…" is too short to be a word here.
+    assert lexicon.of_kind("activity", words, compounds=True) == {"athletics"}
+    assert lexicon.of_kind("activity", {"tableswimming"}, compounds=True) == {"tableswimming"}
+
+
+def test_any_sense_on_the_shipped_table() -> None:
+    """ "painting" is first a picture, but also the act of painting: "any" lets it count."""
+    shipped = CategoryWords()
+    words = {"painting", "thanks", "swimming"}
+    assert shipped.of_kind("activity", words) == {"swimming"}
+    assert shipped.of_kind("activity", words, senses="gerund") == {"painting", "swimming"}
+    assert {"painting", "swimming"} <= shipped.of_kind("activity", words, senses="any")
+
+
+def test_titles_count_for_kinds_with_titles() -> None:
+    texts = {
+        "a": 'I just watched "Little Women" and it was amazing!',
+        "b": "Here's one- 'Embracing Identity' is all about finding comfort",
+        "c": 'He told me "You can do it!" yesterday',
+        "d": "It's great, isn't it? I'm 'gonna' go",
+        "e": "I\u2019m reading \u201cDune\u201d by Frank Herbert.",
+    }
+    assert titled("movies", texts) == {"a", "b", "e"}
+    assert titled("books", texts) == {"a", "b", "e"}
+    assert titled("cities", texts) == set()  # a city has no title
+
+
+def test_per_person_counts_keep_a_word_rare_for_each(lexicon: CategoryWords) -> None:
+    """Two named people each name Rome twice: over both it is held by four texts, too common for
+    max_texts=2; counted per person it is rare for each (by_kind's groups)."""
+    john = {"j1": "Rome was great", "j2": "Back to Rome soon"}
+    tim = {"t1": "Rome sounds great", "t2": "I want Rome too"}
+    by_cosine = {"j1": 0.4, "j2": 0.3, "t1": 0.2, "t2": 0.1}
+
+    def order(groups: list[dict[str, str]]) -> list[str]:
+        return by_kind(
+            lexicon,
+            groups,
+            category="cities",
+            names=["John", "Tim"],
+            max_texts=2,
+            cosines=lambda keys: {k: by_cosine[k] for k in keys},
+        )
+
+    assert order([{**john, **tim}]) == []
+    assert order([john, tim]) == ["j1", "j2", "t1", "t2"]
