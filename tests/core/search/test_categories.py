@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 import numpy as np
+import pytest
 
 from app.core.search.categories import CategoryWords, table_path
 from app.core.search.category_messages import by_kind, naming_kind, titled
@@ -115,7 +114,9 @@ def test_the_shipped_table_answers_known_links() -> None:
     assert shipped.of_kind("xylophones", words) == set()
 
 
-def test_the_build_says_what_to_do_without_wordnet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_build_says_what_to_do_without_wordnet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert build_main(["--source", str(tmp_path), "--out", str(tmp_path / "k.npz")]) == 2
     assert "pass --source DIR" in capsys.readouterr().err
     assert not (tmp_path / "k.npz").exists()
