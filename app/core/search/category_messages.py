@@ -30,10 +30,13 @@ TITLED = frozenset(
 # A quoted title: a capital first, at most eight words, no sentence inside (a quoted remark is no title).
 _TITLE = re.compile(r"[\"“'‘]([A-Z0-9][^\"”’.!?\n]{1,60}?)[\"”'’](?!\w)")
 
-# The named people's messages, latest first; the other filters are applied by the ranking.
+# The named people's messages among the user's latest `window`, latest first; the other filters
+# are applied by the ranking. No index leads with the person: the user's time index is walked and
+# each row's person read, so the window bounds the walk (~8 ms for 20k rows) at any archive size.
 _SQL = (
-    "SELECT id, content FROM raw_messages WHERE user_id = ? AND archived_at IS NULL "
-    "AND person IN (SELECT value FROM json_each(?)) ORDER BY timestamp DESC LIMIT ?"
+    "SELECT id, content FROM (SELECT id, content, person, archived_at, timestamp FROM raw_messages "
+    "WHERE user_id = ? ORDER BY timestamp DESC LIMIT ?) "
+    "WHERE archived_at IS NULL AND person IN (SELECT value FROM json_each(?)) ORDER BY timestamp DESC LIMIT ?"
 )
 
 
@@ -74,10 +77,14 @@ def naming_kind(
     return {k for k, ws in per_text.items() if ws & found}
 
 
-def person_texts(session: Session, *, user_id: str, persons: Sequence[str], scan: int) -> dict[str, str]:
-    """The named people's latest `scan` messages' texts, by key. Not their attachments' names: with
-    LoCoMo's photo captions multi-hop R@10 fell 0.544 -> 0.539 (captions name common things)."""
-    rows = session.connection().exec_driver_sql(_SQL, (user_id, json.dumps(list(persons)), scan)).fetchall()
+def person_texts(
+    session: Session, *, user_id: str, persons: Sequence[str], scan: int, window: int = 20_000
+) -> dict[str, str]:
+    """The named people's latest `scan` messages' texts among the user's latest `window`, by key.
+    Not their attachments' names: with LoCoMo's photo captions multi-hop R@10 fell 0.544 -> 0.539
+    (captions name common things)."""
+    args = (user_id, window, json.dumps(list(persons)), scan)
+    rows = session.connection().exec_driver_sql(_SQL, args).fetchall()
     return {str(r.id): r.content or "" for r in rows}
 
 

@@ -118,8 +118,10 @@ class SearchConfig:
     # instances; 0 = off. LoCoMo multi-hop R@10 0.537 -> 0.554 with the defaults below, R@10 and
     # R@5 held (docs/benchmarks.md, "Recall: category questions, shipped (issue 12, `mh10`)").
     category_words: int = 10
-    # ... read from the named people's latest this many messages.
+    # ... read from the named people's latest this many messages,
     category_scan: int = 2000
+    # ... among the user's latest this many (bounds the SQL's walk at any archive size).
+    category_window: int = 20_000
     # ... counting only words held by at most this many of them (0 = any): a person names a
     # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
     category_max_df: int = 2
@@ -133,7 +135,7 @@ class SearchConfig:
     category_vocabulary: int = 2000
     # ... which of a word's WordNet noun senses count: its "first", "any" (+0.003), or any for a
     # word in "-ing" ("gerund": "painting" is first a picture; −0.002) (CategoryWords.of_kind).
-    category_senses: str = "any"
+    category_senses: str = "first"
     # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing"):
     # +0.000, so off.
     category_compounds: bool = False
@@ -539,7 +541,12 @@ class MessageSearcher:
         scopes = [[p] for p in persons] if self.config.category_per_person and len(persons) > 1 else [persons]
         scan = max(1, self.config.category_scan // len(scopes))
         with self.db.read() as session:
-            groups = [person_texts(session, user_id=query.user_id, persons=s, scan=scan) for s in scopes]
+            groups = [
+                person_texts(
+                    session, user_id=query.user_id, persons=s, scan=scan, window=self.config.category_window
+                )
+                for s in scopes
+            ]
         texts = {k: t for g in groups for k, t in g.items()}
         names = [w for p in mentions.persons for w in p.split()]
         found: list[str] = []

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.core.search.categories import CategoryWords, table_path
-from app.core.search.category_messages import by_kind, naming_kind, titled
+from app.core.search.category_messages import by_kind, naming_kind, person_texts, titled
 from app.core.search.wordnet_build import main as build_main
 from app.core.search.wordnet_build import write
 from tests.conftest import make_message
@@ -219,3 +219,22 @@ def test_per_person_counts_keep_a_word_rare_for_each(lexicon: CategoryWords) -> 
 
     assert order([{**john, **tim}]) == []
     assert order([john, tim]) == ["j1", "j2", "t1", "t2"]
+
+
+def test_person_texts_reads_the_latest_within_the_window(services) -> None:
+    services.memory.ingest(
+        [
+            make_message(1, channel="c", person="John", content="old swimming"),
+            make_message(2, channel="c", person="Maria", content="newer"),
+            make_message(3, channel="c", person="John", content="newest pottery"),
+        ]
+    )
+    user = services.memory.user_id
+    with services.db.read() as session:
+
+        def texts(**kw: int) -> list[str]:
+            return sorted(person_texts(session, user_id=user, persons=["John"], **kw).values())
+
+        assert texts(scan=10) == ["newest pottery", "old swimming"]
+        assert texts(scan=1) == ["newest pottery"]
+        assert texts(scan=10, window=2) == ["newest pottery"]  # the oldest is outside the window
