@@ -22,7 +22,7 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
 from app.core.search.categories import CategoryWords
-from app.core.search.category_messages import by_kind, naming_kind, person_texts
+from app.core.search.category_messages import by_kind, naming_kind, person_groups
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
@@ -139,8 +139,8 @@ class SearchConfig:
     # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing"):
     # +0.000, so off.
     category_compounds: bool = False
-    # ... with two named people, each one's messages scanned (sharing `category_scan`) and counted
-    # for `category_max_df` apart: a city John names once is rare though Tim names it too (+0.002).
+    # ... with two named people, each one's words counted for `category_max_df` apart: a city John
+    # names once is rare though Tim names it too.
     category_per_person: bool = True
     # ... and for kinds of thing with titles (books, movies, songs), messages quoting a title
     # ("I just watched "Little Women"": +0.005).
@@ -537,16 +537,17 @@ class MessageSearcher:
             return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
 
         persons = sorted(mentions.persons)
-        # One scan of them all, or one per person sharing it (`category_per_person`).
-        scopes = [[p] for p in persons] if self.config.category_per_person and len(persons) > 1 else [persons]
-        scan = max(1, self.config.category_scan // len(scopes))
         with self.db.read() as session:
-            groups = [
-                person_texts(
-                    session, user_id=query.user_id, persons=s, scan=scan, window=self.config.category_window
-                )
-                for s in scopes
-            ]
+            # One scan of them all, counted apart for each person (`category_per_person`) or together.
+            groups = person_groups(
+                session,
+                user_id=query.user_id,
+                persons=persons,
+                scan=self.config.category_scan,
+                window=self.config.category_window,
+            )
+        if not self.config.category_per_person:
+            groups = [{k: t for g in groups for k, t in g.items()}]
         texts = {k: t for g in groups for k, t in g.items()}
         names = [w for p in mentions.persons for w in p.split()]
         found: list[str] = []
