@@ -118,8 +118,9 @@ class SearchConfig:
     # instances; 0 = off. LoCoMo multi-hop R@10 0.537 -> 0.554 with the defaults below, R@10 and
     # R@5 held (docs/benchmarks.md, "Recall: category questions, shipped (issue 12, `mh10`)").
     category_words: int = 10
-    # ... read from the named people's latest this many messages,
-    category_scan: int = 2000
+    # ... read from the named people's latest this many messages (mh9: 2000; 1000 moves no LoCoMo
+    # question, where a person has at most 671, and halves the cost at 100k; 500 loses one),
+    category_scan: int = 1000
     # ... among the user's latest this many (bounds the SQL's walk at any archive size).
     category_window: int = 20_000
     # ... counting only words held by at most this many of them (0 = any): a person names a
