@@ -3,8 +3,9 @@
 "What activities does Melanie partake in?" is answered by "Melanie is off to go swimming with the
 kids", 238th of her 425 sentence keys by cosine: MiniLM does not link "activities" to "swimming".
 WordNet does (categories.py). The named people's latest messages are read (at most `scan`), and
-those with a word whose usual meaning is a kind of the asked-for noun are returned, nearest to the
-question first, to join the named order (messages.py, `SearchConfig.category_words`).
+those with a word whose usual meaning is a kind of the asked-for noun (or, for kinds with titles,
+quoting a title) are returned, nearest to the question first, to join the named order
+(messages.py, `SearchConfig.category_words`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from itertools import accumulate
 from sqlalchemy.orm import Session
 
 from app.core.search.categories import CategoryWords
-from app.core.search.instances import singular
+from app.core.search.instances import InstanceMatcher, singular
 from app.core.storage.keyword import STOPWORDS
 
 _WORD = re.compile(r"[^\W\d_][^\W_]{2,}", re.UNICODE)
@@ -137,3 +138,46 @@ def by_kind(
         return []
     score = cosines(list(dict.fromkeys(keys)))
     return sorted((k for k in dict.fromkeys(keys) if k in score), key=lambda k: -score[k])
+
+
+def kind_order(
+    lexicon: CategoryWords,
+    instances: InstanceMatcher,
+    groups: list[dict[str, str]],
+    *,
+    category: str,
+    names: Sequence[str],
+    cosines: Callable[[list[str]], Mapping[str, float]],
+    limit: int,
+    max_df: int,
+    per_person: bool,
+    source: str,
+    senses: str,
+    compounds: bool,
+    titles: bool,
+    vocabulary: int,
+) -> list[str]:
+    """The named people's messages (`groups`, one per person) naming a kind of `category`, nearest
+    first, at most `limit`; the SearchConfig.category_* switches say how (messages.py)."""
+    if not per_person:
+        groups = [{k: t for g in groups for k, t in g.items()}]
+    found: list[str] = []
+    if source in ("wordnet", "both"):
+        found = by_kind(
+            lexicon,
+            groups,
+            category=category,
+            names=names,
+            max_texts=max_df,
+            cosines=cosines,
+            senses=senses,
+            compounds=compounds,
+            titles=titles,
+        )
+    if source in ("model", "both"):
+        # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.
+        texts = {k: t for g in groups for k, t in g.items()}
+        closest = instances.closest(category, texts, skip=names, max_words=vocabulary)
+        ranked = sorted(closest, key=lambda k: -closest[k][0])
+        found = list(dict.fromkeys([*found, *ranked]))
+    return found[:limit]

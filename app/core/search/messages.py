@@ -22,7 +22,7 @@ from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
 from app.core.search.categories import CategoryWords
-from app.core.search.category_messages import by_kind, naming_kind, person_groups
+from app.core.search.category_messages import kind_order, naming_kind, person_groups
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
 from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
@@ -537,41 +537,31 @@ class MessageSearcher:
             q = vector.astype(np.float32)
             return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
 
-        persons = sorted(mentions.persons)
+        config = self.config
         with self.db.read() as session:
-            # One scan of them all, counted apart for each person (`category_per_person`) or together.
             groups = person_groups(
                 session,
                 user_id=query.user_id,
-                persons=persons,
-                scan=self.config.category_scan,
-                window=self.config.category_window,
+                persons=sorted(mentions.persons),
+                scan=config.category_scan,
+                window=config.category_window,
             )
-        if not self.config.category_per_person:
-            groups = [{k: t for g in groups for k, t in g.items()}]
-        texts = {k: t for g in groups for k, t in g.items()}
-        names = [w for p in mentions.persons for w in p.split()]
-        found: list[str] = []
-        if self.config.category_source in ("wordnet", "both"):
-            found = by_kind(
-                self.categories,
-                groups,
-                category=category,
-                names=names,
-                max_texts=self.config.category_max_df,
-                cosines=cosines,
-                senses=self.config.category_senses,
-                compounds=self.config.category_compounds,
-                titles=self.config.category_titles,
-            )
-        if self.config.category_source in ("model", "both"):
-            # Each message's word closest to the noun on the model ("Chicago" ~ "city"), best first.
-            closest = self.instances.closest(
-                category, texts, skip=names, max_words=self.config.category_vocabulary
-            )
-            ranked = sorted(closest, key=lambda k: -closest[k][0])
-            found = list(dict.fromkeys([*found, *ranked]))
-        return found[: self.config.category_words]
+        return kind_order(
+            self.categories,
+            self.instances,
+            groups,
+            category=category,
+            names=[w for p in mentions.persons for w in p.split()],
+            cosines=cosines,
+            limit=config.category_words,
+            max_df=config.category_max_df,
+            per_person=config.category_per_person,
+            source=config.category_source,
+            senses=config.category_senses,
+            compounds=config.category_compounds,
+            titles=config.category_titles,
+            vocabulary=config.category_vocabulary,
+        )
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None
