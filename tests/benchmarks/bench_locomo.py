@@ -95,10 +95,14 @@ def main() -> int:
     wait_for_keys(services)
     searcher = services.memory.searcher
     default = searcher.config
+    passes: dict[str, list[float]] = {}
     for label in ["default", *args.variant]:
         searcher.config = default if label == "default" else replace(default, **parse_variant(default, label))
         print(f"\n== {label}")
-        report(services, questions)
+        passes[label] = report(services, questions)
+        for other in dict.fromkeys(["default", list(passes)[max(0, len(passes) - 2)]]):
+            if other != label:
+                print(moved(passes[other], passes[label], questions, other))
     searcher.config = default
     services.close()
     return 0
@@ -148,18 +152,33 @@ def wait_for_keys(services: Services) -> None:
         print(f"sentence keys: {done} key documents built in {time.perf_counter() - started:.1f}s")
 
 
-def report(services: Any, questions: list[Any]) -> None:
-    """R@5 / R@10 per category for the searcher's current config."""
+def moved(before: list[float], after: list[float], questions: list[Any], label: str) -> str:
+    """How many questions' R@10 went up and down against another pass, per category."""
+    parts = []
+    for cat, name in CATEGORIES.items():
+        pairs = [(b, a) for b, a, q in zip(before, after, questions, strict=True) if q.category == cat]
+        up = sum(a > b for b, a in pairs)
+        down = sum(a < b for b, a in pairs)
+        if up or down:
+            parts.append(f"{name} {up} up / {down} down")
+    return f"   moved against {label}: {', '.join(parts) or 'none'}"
+
+
+def report(services: Any, questions: list[Any]) -> list[float]:
+    """R@5 / R@10 per category for the searcher's current config; each question's R@10."""
     found: dict[int, dict[int, list[float]]] = {5: defaultdict(list), 10: defaultdict(list)}
-    started = time.perf_counter()
+    shares: list[float] = []
+    started, cpu = time.perf_counter(), time.process_time()
     for q in questions:
         hits = services.memory.search(q.text, limit=10)
         ranked = [h.message_id for h in hits]
         for k in (5, 10):
             share = len(q.evidence & set(ranked[:k])) / len(q.evidence)
             found[k][q.category].append(share)
-    elapsed = time.perf_counter() - started
-    print(f"searched in {elapsed:.1f}s ({1000 * elapsed / len(questions):.1f} ms/query)")
+        shares.append(share)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    per = 1000 / len(questions)
+    print(f"searched in {elapsed:.1f}s ({per * elapsed:.1f} ms/query, CPU {per * cpu:.1f} ms/query)")
     print(f"{'category':<14}{'n':>5}{'R@5':>8}{'R@10':>8}")
     for cat, name in CATEGORIES.items():
         n = len(found[10][cat])
@@ -170,6 +189,7 @@ def report(services: Any, questions: list[Any]) -> None:
     all5 = [x for v in found[5].values() for x in v]
     all10 = [x for v in found[10].values() for x in v]
     print(f"{'overall':<14}{len(all10):>5}{sum(all5) / len(all5):>8.3f}{sum(all10) / len(all10):>8.3f}")
+    return shares
 
 
 if __name__ == "__main__":

@@ -71,13 +71,13 @@ class InstanceMatcher:
         return found
 
     def closest(
-        self, category: str, texts: Mapping[str, str], *, skip: Iterable[str] = ()
+        self, category: str, texts: Mapping[str, str], *, skip: Iterable[str] = (), max_words: int = MAX_WORDS
     ) -> dict[str, tuple[float, str]]:
         """For each text, its word closest to `category` (a plural noun) and that cosine.
 
         Words of the category itself ("city" in "I love this city") and the `skip` words (the
         people's names) are left out: neither names an instance. Texts are read in the order
-        given until `MAX_WORDS` distinct words are collected; later texts are not judged."""
+        given until `max_words` distinct words are collected; later texts are not judged."""
         noun = singular(category)
         left_out = {stem(noun), stem(category), *(w.lower() for w in skip)}
         words_of: dict[str, list[str]] = {}
@@ -86,7 +86,7 @@ class InstanceMatcher:
             # MiniLM is uncased; other models lose little by it, and the cache holds one entry.
             found = dict.fromkeys(w.lower() for w in _WORD.findall(text))
             words = [w for w in found if w not in STOPWORDS and stem(w) not in left_out]
-            if len(wanted) + len(set(words) - set(wanted)) > MAX_WORDS:
+            if len(wanted) + len(set(words) - set(wanted)) > max_words:
                 break
             words_of[key] = words
             wanted.update(dict.fromkeys(words))

@@ -21,9 +21,11 @@ from app.core.index.filters import Eq, Filter, between, one_of
 from app.core.index.legs import FusionParams, LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
+from app.core.search.categories import CategoryWords
+from app.core.search.category_messages import kind_order, naming_kind, person_groups
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
-from app.core.search.instances import InstanceMatcher, instance_relevance
+from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
 from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_vectors import QueryVectors
@@ -107,6 +109,44 @@ class SearchConfig:
     # The same for the message leg and every candidate's cosine (key_query.py; the second
     # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
     message_nameless_mix: float = 0.5
+    # A list question ("which cities…", questions.asks_for_list) takes this many candidates per
+    # leg instead of `candidate_pool` (0 = the same pool for every query): +0.002 multi-hop R@10
+    # on LoCoMo, so off (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
+    list_candidate_pool: int = 0
+    # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
+    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py,
+    # the table in resources/wordnet) lead the named order, and are lifted over the floor like
+    # instances; 0 = off. LoCoMo multi-hop R@10 0.537 -> 0.554 with the defaults below, R@10 and
+    # R@5 held (docs/benchmarks.md, "Recall: category questions, shipped (issue 12, `mh10`)").
+    category_words: int = 10
+    # ... read from the named people's latest this many messages (mh9: 2000; 1000 moves no LoCoMo
+    # question, where a person has at most 671, and halves the cost at 100k; 500 loses one),
+    category_scan: int = 1000
+    # ... among the user's latest this many (bounds the SQL's walk at any archive size).
+    category_window: int = 20_000
+    # ... counting only words held by at most this many of them (0 = any): a person names a
+    # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
+    category_max_df: int = 2
+    # ... placed ahead of the named order (else taken in turns with it: +0.000).
+    category_lead: bool = True
+    # ... found by WordNet ("wordnet"), by the embedder's cosine of each message's word closest to
+    # the noun ("model", instances.py: one embedding per new word, cached; −0.021), or WordNet's
+    # first then the model's ("both"; −0.007).
+    category_source: str = "wordnet"
+    # ... the distinct words the model judges at most (the named people's latest messages first).
+    category_vocabulary: int = 2000
+    # ... which of a word's WordNet noun senses count: its "first", "any" (+0.003), or any for a
+    # word in "-ing" ("gerund": "painting" is first a picture; −0.002) (CategoryWords.of_kind).
+    category_senses: str = "first"
+    # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing"):
+    # +0.000, so off.
+    category_compounds: bool = False
+    # ... with two named people, each one's words counted for `category_max_df` apart: a city John
+    # names once is rare though Tim names it too.
+    category_per_person: bool = True
+    # ... and for kinds of thing with titles (books, movies, songs), messages quoting a title
+    # ("I just watched "Little Women"": +0.005).
+    category_titles: bool = True
 
     fusion: FusionParams = field(default_factory=FusionParams)
 
@@ -147,6 +187,7 @@ class MessageSearcher:
         self.keys = keys
         self.windows = ConversationWindows()
         self.instances = InstanceMatcher(embedder)
+        self.categories = CategoryWords()
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
@@ -191,6 +232,8 @@ class MessageSearcher:
 
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
         pool = max(self.config.candidate_pool, query.limit * 3)
+        if self.config.list_candidate_pool and asks_for_list(query.text):
+            pool = max(pool, self.config.list_candidate_pool)
         where = message_filter(query)
         # No in-memory copy (served by the approximate index): the candidates' rows, turns and
         # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
@@ -414,12 +457,26 @@ class MessageSearcher:
             return None
         model = self.config.fusion.config.relevance
         names = [w for person in mentions.persons for w in person.split()]
+        # A message naming a kind of the thing by WordNet gets the least relevance an instance gets.
+        kind_relevance = model.semantic_weight * INSTANCE_MIN if self.config.category_words else 0.0
 
         def evidence(texts: Mapping[str, str]) -> dict[str, float]:
             closest = self.instances.closest(category, texts, skip=names)
-            return {
+            found = {
                 k: r for k, (cosine, _) in closest.items() if (r := instance_relevance(cosine, model)) > 0
             }
+            if kind_relevance:
+                kinds = naming_kind(
+                    self.categories,
+                    category,
+                    texts,
+                    skip=names,
+                    senses=self.config.category_senses,
+                    compounds=self.config.category_compounds,
+                )
+                for k in kinds:
+                    found[k] = max(found.get(k, 0.0), kind_relevance)
+            return found
 
         return evidence
 
@@ -457,7 +514,55 @@ class MessageSearcher:
             ]
             for p in sorted(mentions.persons)
         ]
-        return tuple(dict.fromkeys(k for turn in zip_longest(*orders) for k in turn if k is not None))
+        nearest = [k for turn in zip_longest(*orders) for k in turn if k is not None]
+        kinds = self._category_order(query, mentions, vector)
+        if kinds and self.config.category_lead:
+            nearest = [*kinds, *nearest]
+        elif kinds:
+            # Taken in turns: the kind's messages are evidence the vector misses, the nearest
+            # ones what it finds.
+            nearest = [k for turn in zip_longest(kinds, nearest) for k in turn if k is not None]
+        return tuple(dict.fromkeys(nearest))
+
+    def _category_order(self, query: MessageQuery, mentions: Mentions, vector: np.ndarray) -> list[str]:
+        """The named people's messages naming a kind of what a list question asks for, nearest
+        first, at most `category_words` (category_messages.py); empty when off or not asked."""
+        category = asked_category(query.text) if self.config.category_words else None
+        if category is None:
+            return []
+
+        def cosines(keys: list[str]) -> Mapping[str, float]:
+            context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
+            if context is not None:
+                return context.cosines
+            q = vector.astype(np.float32)
+            return {k: float(v @ q) for k, v in self.corpus.collection.vectors_of(keys).items()}
+
+        config = self.config
+        with self.db.read() as session:
+            groups = person_groups(
+                session,
+                user_id=query.user_id,
+                persons=sorted(mentions.persons),
+                scan=config.category_scan,
+                window=config.category_window,
+            )
+        return kind_order(
+            self.categories,
+            self.instances,
+            groups,
+            category=category,
+            names=[w for p in mentions.persons for w in p.split()],
+            cosines=cosines,
+            limit=config.category_words,
+            max_df=config.category_max_df,
+            per_person=config.category_per_person,
+            source=config.category_source,
+            senses=config.category_senses,
+            compounds=config.category_compounds,
+            titles=config.category_titles,
+            vocabulary=config.category_vocabulary,
+        )
 
     def _keyword_and_vectors(
         self, query: MessageQuery, where: Filter, pool: int, store: StoredWindows | None
