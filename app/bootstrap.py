@@ -27,8 +27,9 @@ from app.core.memory_files.store import MemoryFileStore
 from app.core.paths import DataLayout
 from app.core.processor import Processor
 from app.core.search.fusion import FusionConfig
-from app.core.search.messages import MessageSearcher, SearchConfig
+from app.core.search.messages import MessageSearcher
 from app.core.search.relevance import relevance_model_for
+from app.core.search.search_config import SearchConfig
 from app.core.secrets import open_secret_store
 from app.core.settings import EmbeddingSettings, Settings, load_settings
 from app.core.storage import faults

@@ -15,7 +15,7 @@ from app.core.events import Change, EventBus
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import FusionParams
 from app.core.llm.base import LLM
-from app.core.search.messages import MessageQuery
+from app.core.search.message_query import MessageQuery
 from app.core.settings import Settings
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex

@@ -16,7 +16,8 @@ from app.core.index.key_index import MessageKeys
 from app.core.processor import Processor, Progress, RepairReport
 from app.core.sanitize import repair_text
 from app.core.search.merge import merge_hits
-from app.core.search.messages import MessageQuery, MessageSearcher
+from app.core.search.message_query import MessageQuery
+from app.core.search.messages import MessageSearcher
 from app.core.search.understanding import ALL_PARTS, SearchOutcome
 from app.core.storage import audit
 from app.core.storage.db import Database

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from app.core.search.messages import MessageQuery
+from app.core.search.message_query import MessageQuery
 from app.core.search.people import Mentions
 from app.core.search.ranking import without_names
 from app.core.search.understanding import Understood

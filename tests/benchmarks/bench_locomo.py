@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 from app.bootstrap import Services, build_services
-from app.core.search.messages import SearchConfig
+from app.core.search.search_config import SearchConfig
 from app.core.settings import EmbeddingSettings, Settings
 from tests.benchmarks.locomo_data import CATEGORIES, DATA, load
 

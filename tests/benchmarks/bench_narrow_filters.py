@@ -43,7 +43,7 @@ from app.core.embeddings.factory import build_embedder
 from app.core.index import ann as ann_module
 from app.core.index.filters import to_mask
 from app.core.search import query_vectors
-from app.core.search.messages import MessageQuery, message_filter
+from app.core.search.message_query import MessageQuery, message_filter
 from app.core.settings import EmbeddingSettings, Settings
 from app.core.storage.vectors import arrow_column
 from tests.benchmarks import locomo_corpus, locomo_data

@@ -51,7 +51,7 @@ from app.core.domain import RawMessage, SearchFilters
 from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.index.filters import Filter
-from app.core.search.messages import MessageQuery, message_filter
+from app.core.search.message_query import MessageQuery, message_filter
 from app.core.settings import EmbeddingSettings, Settings
 from tests.benchmarks import locomo_corpus, locomo_data, scale_corpus, synthetic
 

@@ -7,7 +7,7 @@ import numpy as np
 from app.bootstrap import Services
 from app.core.domain import SearchFilters
 from app.core.index.filters import to_mask
-from app.core.search.messages import MessageQuery, message_filter
+from app.core.search.message_query import MessageQuery, message_filter
 from app.core.storage.vector_cache import Projection, VectorMatrixCache, _bounded_scores
 from app.core.storage.vectors import VectorStore
 from tests.conftest import make_message

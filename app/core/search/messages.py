@@ -2,165 +2,41 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import zip_longest
 from typing import Any
 
 import numpy as np
-from sqlalchemy.orm import Session
 
 from app.core.access import AccessTracker
 from app.core.clock import Clock
-from app.core.domain import SearchFilters, SearchHit
+from app.core.domain import SearchHit
 from app.core.embeddings.base import Embedder
 from app.core.index.corpus import Corpus
-from app.core.index.filters import Eq, Filter, between, one_of
-from app.core.index.legs import FusionParams, LegHit, Legs
+from app.core.index.filters import Eq, Filter
+from app.core.index.legs import LegHit, Legs
 from app.core.index.message_keys import resolve as resolve_keys
 from app.core.search.answer_shape import answer_shaped
 from app.core.search.categories import CategoryWords
 from app.core.search.category_messages import kind_order, naming_kind, person_groups
 from app.core.search.context import CandidateContext, ConversationWindows
 from app.core.search.dates import parse_query_dates
+from app.core.search.hit_rows import HIT_FIELDS, hit_rows, to_hit
 from app.core.search.instances import INSTANCE_MIN, InstanceMatcher, instance_relevance
 from app.core.search.key_query import asks_about_self, blend, key_query_vector, nameless_text
+from app.core.search.message_query import MessageQuery, message_filter
 from app.core.search.people import Mentions, PeopleDirectory
 from app.core.search.query_vectors import QueryVectors
 from app.core.search.query_words import without_frame
 from app.core.search.questions import asked_category, asks_for_list
 from app.core.search.ranking import RankedMessages, rank_messages, without_names
 from app.core.search.relevance import COSINE_SCALES
+from app.core.search.search_config import SearchConfig
 from app.core.search.stored_windows import StoredWindows
-from app.core.search.understanding import ALL_PARTS, DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
+from app.core.search.understanding import DATES, PEOPLE, DateUnderstood, SearchOutcome, Understood
 from app.core.storage.db import Database
-from app.core.storage.keyword_budget import DEFAULT_ROW_BUDGET
-from app.core.storage.models import RawMessageRow
-
-
-@dataclass(frozen=True, slots=True)
-class SearchConfig:
-    candidate_pool: int = 30
-    # Kept for settings compatibility; ranking is score-level fusion now (fusion.py), not RRF.
-    rrf_k: int = 10
-    # A tie-breaker for recent memories, on the relevance scale.
-    recency_weight: float = 0.002
-    recency_half_life_days: float = 180.0
-    # Relevance added for hits in a conversation of a person the query names, and for that
-    # person's own messages (tuned on LoCoMo: docs/benchmarks.md, "Retrieval engine: ranking").
-    mentioned_channel_bonus: float = 0.05
-    mentioned_person_bonus: float = 0.15
-    # Score each candidate with its conversation neighbours (context.py).
-    windows: bool = True
-    parse_dates: bool = True
-    # How many of the best candidates bring their conversation neighbours in as candidates.
-    neighbour_candidates: int = 10
-    # Rows FTS5 may score per query (None = score every match); see keyword_budget.
-    keyword_row_budget: int | None = DEFAULT_ROW_BUDGET
-    # Above the in-memory limit windows are read from SQLite and LanceDB (stored_windows.py), at
-    # ~0.1 ms of LanceDB lookup per vector: at most this many candidates of each pass get one
-    # (ranking.WINDOWED = 40 on the in-memory path; docs/benchmarks.md, "Conversation windows on
-    # the index path").
-    stored_windowed: int = 40
-    # List questions naming people ("which cities has John been to?", questions.py): this many
-    # of the named people's messages nearest to the question without the names join the
-    # candidates, and that order is fused into the ranking (ranking.py); 0 = off.
-    # 80 rather than 50 since the message leg's nameless blend: +0.005 multi-hop R@10 on LoCoMo,
-    # nothing else moved (docs/benchmarks.md, "… (issue 12, `mh-rank`)").
-    list_pool: int = 80
-    # A list question asking for a kind of thing ("which cities…", questions.asked_category):
-    # this many of the named people's nearest messages are judged on their word closest to the
-    # noun ("Chicago" ~ "city"), which lifts them over the relevance floor (instances.py); 0 = off.
-    list_instances: int = 20
-    # A query naming people that holds a word no candidate holds ("zzqxv Maria"): the floor judges
-    # it without the names' pull on its vector too (one more embedding, in-memory path only), so
-    # the name alone passes nothing (docs/benchmarks.md, "Recall: multi-hop misses, and the floor
-    # for list questions and names").
-    floor_nameless: bool = True
-    # ... and without the question's frame words ("say", "got", query_words.py) as well.
-    floor_frame: bool = True
-    # ... and a partial word match with nothing of the query's meaning counts half for the floor
-    # ("tax audit" in "projects can be so taxing"; RelevanceModel.partial_support). Only the floor:
-    # ordering by it cost 0.003 LoCoMo R@10 (docs/benchmarks.md, "Trust: named nonsense, …").
-    floor_partial_support: float = 0.05
-    # Whether the floor counts a word found only in an attachment's name (a photo caption) when
-    # the message does not hold every word of the query (attachment_words.py).
-    floor_partial_captions: bool = True
-    # Search the messages' sentence keys too (app/core/index/message_keys.py), when built.
-    sentence_keys: bool = True
-    # How much a message's best key cosine counts over its own (message_keys.resolve).
-    key_weight: float = 0.5
-    # Keys taken from the key leg per query (several keys of a message may be among them).
-    key_pool: int = 30
-    # Keys below this cosine neither lift nor add a message: one shared word is no evidence
-    # ("penguin migration Antarctica" vs "The migration locked the table": 0.27 on MiniLM).
-    key_min_cosine: float = 0.35
-    # A query naming people (not a list question) searches the keys with a vector this far
-    # towards the query without the names: keys carry their writer's name, which otherwise lifts
-    # every message of the named person (key_query.py); 0 = the query's own vector.
-    key_nameless_mix: float = 0.5
-    # A list question's named order also embeds the statement its people would write ("What books
-    # has Tim read?" -> "I have read books", answer_shape.py), blended with the question without
-    # the names. Off: +0.001 multi-hop R@10 on LoCoMo for one more embedding; as the key leg's
-    # nameless half it lost 0.003 (docs/benchmarks.md, "… (issue 12, `mh-rank`)").
-    answer_shape: bool = False
-    # The same for the message leg and every candidate's cosine (key_query.py; the second
-    # embedding is the key leg's, so it costs nothing more); 0 = the query's own vector.
-    message_nameless_mix: float = 0.5
-    # A list question ("which cities…", questions.asks_for_list) takes this many candidates per
-    # leg instead of `candidate_pool` (0 = the same pool for every query): +0.002 multi-hop R@10
-    # on LoCoMo, so off (docs/benchmarks.md, "Recall: category questions (issue 12, `mh9`)").
-    list_candidate_pool: int = 0
-    # A list question asking for a kind of thing ("what activities does Melanie…"): up to this many
-    # of the named people's messages naming a kind of it by WordNet ("swimming", categories.py,
-    # the table in resources/wordnet) lead the named order, and are lifted over the floor like
-    # instances; 0 = off. LoCoMo multi-hop R@10 0.537 -> 0.554 with the defaults below, R@10 and
-    # R@5 held (docs/benchmarks.md, "Recall: category questions, shipped (issue 12, `mh10`)").
-    category_words: int = 10
-    # ... read from the named people's latest this many messages (mh9: 2000; 1000 moves no LoCoMo
-    # question, where a person has at most 671, and halves the cost at 100k; 500 loses one),
-    category_scan: int = 1000
-    # ... among the user's latest this many (bounds the SQL's walk at any archive size).
-    category_window: int = 20_000
-    # ... counting only words held by at most this many of them (0 = any): a person names a
-    # pastime once or twice ("swimming") but broad kinds often ("care", "support", "fun").
-    category_max_df: int = 2
-    # ... placed ahead of the named order (else taken in turns with it: +0.000).
-    category_lead: bool = True
-    # ... found by WordNet ("wordnet"), by the embedder's cosine of each message's word closest to
-    # the noun ("model", instances.py: one embedding per new word, cached; −0.021), or WordNet's
-    # first then the model's ("both"; −0.007).
-    category_source: str = "wordnet"
-    # ... the distinct words the model judges at most (the named people's latest messages first).
-    category_vocabulary: int = 2000
-    # ... which of a word's WordNet noun senses count: its "first", "any" (+0.003), or any for a
-    # word in "-ing" ("gerund": "painting" is first a picture; −0.002) (CategoryWords.of_kind).
-    category_senses: str = "first"
-    # ... a word WordNet lacks counts by its last part when both parts are words ("kickboxing"):
-    # +0.000, so off.
-    category_compounds: bool = False
-    # ... with two named people, each one's words counted for `category_max_df` apart: a city John
-    # names once is rare though Tim names it too.
-    category_per_person: bool = True
-    # ... and for kinds of thing with titles (books, movies, songs), messages quoting a title
-    # ("I just watched "Little Women"": +0.005).
-    category_titles: bool = True
-
-    fusion: FusionParams = field(default_factory=FusionParams)
-
-
-@dataclass(frozen=True, slots=True)
-class MessageQuery:
-    text: str
-    filters: SearchFilters
-    limit: int
-    user_id: str
-    # Show the nearest hits even below the relevance floor.
-    loose: bool = False
-    # Which parts of query understanding to apply (the UI's chips can take each back).
-    understand: frozenset[str] = ALL_PARTS
 
 
 class MessageSearcher:
@@ -238,7 +114,7 @@ class MessageSearcher:
         # No in-memory copy (served by the approximate index): the candidates' rows, turns and
         # vectors are read from SQLite and LanceDB, once per query (stored_windows.py).
         store = (
-            StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+            StoredWindows(HIT_FIELDS, self.corpus.collection.vectors_of)
             if self.corpus.matrix().view() is None
             else None
         )
@@ -356,7 +232,7 @@ class MessageSearcher:
                 # candidates' conversations in SQLite and their stored vectors. The first call
                 # gets the best candidates, best first; the turns beside the best few join as
                 # candidates (ranking.py), so their windows' vectors come in the same lookup.
-                store = store or StoredWindows(_HIT_FIELDS, self.corpus.collection.vectors_of)
+                store = store or StoredWindows(HIT_FIELDS, self.corpus.collection.vectors_of)
                 ahead = best[: self.config.neighbour_candidates] if calls == 1 else ()
                 return store.windows(self.db.read, vector, best[: self.config.stored_windowed], ahead=ahead)
             around = {n for near in context.neighbours.values() for n in near}
@@ -402,7 +278,7 @@ class MessageSearcher:
             config=self.config,
             limit=query.limit,
             loose=query.loose,
-            to_hit=_hit,
+            to_hit=to_hit,
         )
 
     def _key_leg(
@@ -619,83 +495,3 @@ class MessageSearcher:
         if f.since is not None and row.timestamp < f.since:
             return False
         return not (f.until is not None and row.timestamp > f.until)
-
-
-_HIT_COLUMNS = (
-    RawMessageRow.id,
-    RawMessageRow.user_id,
-    RawMessageRow.archived_at,
-    RawMessageRow.platform,
-    RawMessageRow.channel,
-    RawMessageRow.person,
-    RawMessageRow.timestamp,
-    RawMessageRow.content,
-    RawMessageRow.attachments,  # their names are words of the message (ranking.message_text)
-    RawMessageRow.memory_stage,
-    RawMessageRow.message_id,
-    RawMessageRow.summary_ref_id,
-    RawMessageRow.is_pinned,
-)
-
-
-# One statement with one bound value (the ids as a JSON array): an expanding `IN (…)` was
-# compiled for every list length, and the ORM's result handling cost more than SQLite's reads
-# (0.6 against 1.0-1.1 ms a call, 2-3 calls a search; docs/benchmarks.md, "REST search in
-# worker processes"). The rows are the same values (`is_pinned` is 0/1, read as a truth value).
-_HIT_SQL = (
-    f"SELECT {', '.join(c.name for c in _HIT_COLUMNS)} FROM {RawMessageRow.__tablename__} "
-    "WHERE id IN (SELECT value FROM json_each(?))"
-)
-
-
-def hit_rows(session: Session, ids: Sequence[int]) -> dict[str, Any]:
-    """Rows of `ids` with the columns a hit needs (plain tuples, not ORM objects), by key."""
-    # fetchall: one call into sqlite3 for every row, not a fetchone per row (0.79 against 0.91 ms
-    # a call of ~140 rows, three calls a search; docs/benchmarks.md, "REST: CPU per search").
-    found = session.connection().exec_driver_sql(_HIT_SQL, (json.dumps(list(ids)),)).fetchall()
-    return {str(r.id): r for r in found}
-
-
-_HIT_FIELDS = tuple(c.key for c in _HIT_COLUMNS)
-
-
-def _hit(row: Any, score: float, relevance: float) -> SearchHit:
-    extra: dict[str, Any] = {}
-    if row.is_pinned:
-        extra["is_pinned"] = True
-    if row.archived_at is not None:  # only with include_archived: replaced by summary_id
-        extra["archived_at"] = row.archived_at
-    return SearchHit(
-        id=str(row.id),
-        kind="message",
-        content=row.content,
-        score=score,
-        platform=row.platform,
-        channel=row.channel,
-        person=row.person,
-        timestamp=row.timestamp,
-        tier=row.memory_stage,
-        message_id=row.message_id,
-        summary_id=row.summary_ref_id,
-        extra=extra,
-        relevance=relevance,
-    )
-
-
-def message_filter(query: MessageQuery) -> Filter:
-    """The query's filters as typed terms over the message corpus's columns."""
-    f = query.filters
-    return Filter(
-        tuple(
-            t
-            for t in (
-                Eq("user_id", query.user_id),
-                None if f.include_archived else Eq("archived", False),
-                one_of("platform", f.platforms),
-                one_of("channel", f.channels),
-                one_of("person", f.persons),
-                between("timestamp", f.since, f.until),
-            )
-            if t is not None
-        )
-    )

@@ -17,7 +17,7 @@ from app.core.search.fusion import FusionConfig, LegHit, Window, near_duplicate_
 from app.core.search.people import Mentions
 
 if TYPE_CHECKING:
-    from app.core.search.messages import SearchConfig
+    from app.core.search.search_config import SearchConfig
 
 
 _NAME_WORD = re.compile(r"[^\W_]+", re.UNICODE)

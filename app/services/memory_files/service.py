@@ -20,7 +20,7 @@ from app.core.memory_files.fences import MergeStatus, front_matter, generated_bo
 from app.core.memory_files.paths import GENERATED_FOLDERS, WRITABLE_FOLDERS, confined, normalize_file, slug
 from app.core.memory_files.search import SNIPPET_CHARS, FileHit, FileIndex, clip
 from app.core.memory_files.store import MemoryFile, MemoryFileStore
-from app.core.search.messages import MessageQuery
+from app.core.search.message_query import MessageQuery
 from app.core.search.passages import best_passage
 from app.core.settings import MemoryFilesSettings
 from app.core.storage.db import Database

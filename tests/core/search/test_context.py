@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import update
 
 from app.core.domain import SearchFilters
-from app.core.search.messages import MessageQuery, message_filter
+from app.core.search.message_query import MessageQuery, message_filter
 from app.core.storage.models import RawMessageRow
 from tests.conftest import NOW_MS, make_message
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.bootstrap import Services
-from app.core.search.messages import _HIT_FIELDS, hit_rows
+from app.core.search.hit_rows import HIT_FIELDS, hit_rows
 from app.core.storage.models import RawMessageRow
 from tests.conftest import make_message
 
@@ -24,7 +24,7 @@ def test_rows_by_key_with_every_hit_column_and_nothing_else(services: Services) 
         stored = orm[int(key)]
         # The same values the ORM reads, by attribute, for every column a hit is built from
         # (attachments as their stored JSON text, pinned as 0/1: ranking.py reads both so).
-        plain = [f for f in _HIT_FIELDS if f not in ("is_pinned", "attachments")]
+        plain = [f for f in HIT_FIELDS if f not in ("is_pinned", "attachments")]
         assert {f: getattr(row, f) for f in plain} == {f: getattr(stored, f) for f in plain}
         assert json.loads(row.attachments) == stored.attachments
         assert bool(row.is_pinned) is bool(stored.is_pinned)

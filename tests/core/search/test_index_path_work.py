@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from app.core.domain import SearchFilters
-from app.core.search.messages import MessageQuery
+from app.core.search.message_query import MessageQuery
 from app.core.storage.vector_cache import VectorMatrixCache
 from tests.conftest import make_message
 

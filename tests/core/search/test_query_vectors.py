@@ -12,7 +12,7 @@ from app.core.domain import SearchFilters
 from app.core.embeddings.hashing import HashingEmbedder
 from app.core.embeddings.onnx_minilm import OnnxMiniLMEmbedder
 from app.core.embeddings.switchable import SwitchableEmbedder
-from app.core.search.messages import MessageQuery
+from app.core.search.message_query import MessageQuery
 from app.core.search.query_vectors import QueryVectors, batched
 from tests.conftest import make_message
 

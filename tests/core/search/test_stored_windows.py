@@ -8,7 +8,8 @@ import numpy as np
 from sqlalchemy import update
 
 from app.core.domain import SearchFilters
-from app.core.search.messages import _HIT_FIELDS, MessageQuery
+from app.core.search.hit_rows import HIT_FIELDS
+from app.core.search.message_query import MessageQuery
 from app.core.search.stored_windows import StoredWindows
 from app.core.storage.models import RawMessageRow
 from tests.conftest import NOW_MS, make_message
@@ -76,7 +77,7 @@ def test_stored_windows_are_the_in_memory_windows(services) -> None:
     vector = searcher.embedder.embed_query("holiday Lisbon")
     _search(services, "holiday Lisbon")  # loads the in-memory copy
     exact = searcher.windows.around(searcher.corpus.matrix(), vector, keys)
-    store = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of)
+    store = StoredWindows(HIT_FIELDS, searcher.corpus.collection.vectors_of)
     stored, _ = store.windows(services.db.read, vector, keys)
     assert stored.neighbours == exact.neighbours
     assert "5" not in {n for near in stored.neighbours.values() for n in near}
@@ -117,7 +118,7 @@ def test_one_statement_and_one_lookup_serve_the_candidates_and_their_turns(servi
     searcher = services.memory.searcher
     vector = searcher.embedder.embed_query("holiday Lisbon")
     lookup = _Counting(searcher.corpus.collection.vectors_of)
-    store = StoredWindows(_HIT_FIELDS, lookup)
+    store = StoredWindows(HIT_FIELDS, lookup)
     centres = ["7"]  # "general" turn 2 (1, 4, 7, 10, 13, 14, 15: ids interleave three channels)
     with services.db.read() as session:
         store.prefetch(session, centres)
@@ -128,7 +129,7 @@ def test_one_statement_and_one_lookup_serve_the_candidates_and_their_turns(servi
     assert turns == ["1", "4", "10", "13"] and set(rows) == set(turns)
     again, _ = store.windows(services.db.read, vector, turns)
     assert (store.statements, lookup.calls) == (1, 2)  # nothing more read
-    alone, _ = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
+    alone, _ = StoredWindows(HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
         services.db.read, vector, turns
     )
     assert again.neighbours == alone.neighbours
@@ -149,7 +150,7 @@ def test_turns_at_the_same_instant_follow_the_id_order(services) -> None:
     keys = [str(i) for i in range(1, len(lines) + 1)]
     _search(services, "ferry tickets")  # loads the in-memory copy
     exact = searcher.windows.around(searcher.corpus.matrix(), vector, keys)
-    stored, _ = StoredWindows(_HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
+    stored, _ = StoredWindows(HIT_FIELDS, searcher.corpus.collection.vectors_of).windows(
         services.db.read, vector, keys
     )
     assert stored.neighbours == exact.neighbours
