@@ -140,8 +140,8 @@ class IndexService:
             if not vector_prune.due(collection, margin=self.prune_margin, settle=self.prune_settle):
                 continue
             lease = f"vector-index:{k.corpus.kind}"
-            if self.leases.live(lease):
-                continue
+            if self.leases.live(lease) or self.leases.live(k.corpus.kind):
+                continue  # another process's index work, or a writer of the kind, right now
             with self.leases.hold(lease):
                 if len(self.leases.live(lease)) > 1:
                     continue

@@ -7,13 +7,17 @@ MB at 1M rows) stay on disk until a cleanup removes those versions. LanceDB remo
 latest: a search in this or another process (the app, `serve`, their search workers) reads the
 version that was latest when it began. So a version goes only once the version after it is
 `margin` old, and the cutoff is set just before the newest such version, never after it.
+
+When nothing was written for `margin`, all versions but the latest go (LanceDB keeps the latest).
+A write landing in the ~0.1 s of that call (the caller skips the prune while a writer of the kind
+holds its lease) would have its predecessor removed under a search in flight on it: that search
+fails once, and the next one reads the new version (reads check for the latest every time).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,7 +33,8 @@ MARGIN = timedelta(minutes=30)
 # LanceDB turns the age it is given into a cutoff by its own clock, read after its compaction and
 # index steps (no-ops here: done just before; 0.08 s at 1M rows). The cutoff sits this far before
 # the newest droppable version, so that delay cannot carry it past that version. Versions written
-# within it of that one wait for a later prune (an idle archive keeps at most those).
+# within it of that one wait for a later prune (all but the latest go once nothing was written for
+# `margin`).
 SETTLE = timedelta(seconds=5)
 
 
@@ -51,13 +56,17 @@ def cutoff(
 ) -> datetime | None:
     """The commit time before which every version was replaced at least `margin` ago (None: no
     version is that old yet). The newest version committed by `now - margin` may still be read
-    (its successor is younger), so the cutoff lies `settle` before it and it stays."""
+    (its successor is younger), so the cutoff lies `settle` before it and it stays. When that
+    version is the latest (nothing written for `margin`), every other one may go: `now`."""
     stamps = sorted(_aware(v["timestamp"]) for v in versions)
     settled = [t for t in stamps if t <= now - margin]
-    if not settled:
+    if not settled or len(stamps) < 2:
         return None
+    if settled[-1] == stamps[-1]:
+        # LanceDB never removes the latest version, so no settle is needed to keep it.
+        return now
     limit = settled[-1] - settle
-    return limit if any(t < limit for t in stamps) else None
+    return limit if stamps[0] < limit else None
 
 
 def due(collection: VectorCollection, *, margin: timedelta = MARGIN, settle: timedelta = SETTLE) -> bool:
@@ -88,9 +97,8 @@ def prune(
     now = datetime.now(UTC)
     limit = cutoff(versions, now, margin, settle)
     if limit is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # the zero-age warning; never zero here
-            collection.maintain(lambda: table.optimize(cleanup_older_than=now - limit))
+        age = max(now - limit, timedelta(milliseconds=1))  # LanceDB warns at 0; never needed
+        collection.maintain(lambda: table.optimize(cleanup_older_than=age))
     report = PruneReport(
         len(versions), len(table.list_versions()), bytes_before, _size(path), time.perf_counter() - started
     )

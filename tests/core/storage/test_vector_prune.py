@@ -53,10 +53,9 @@ def test_cutoff_keeps_every_version_replaced_less_than_the_margin_ago() -> None:
     assert vector_prune.cutoff(versions, base + timedelta(seconds=703), margin, settle) == base + timedelta(
         seconds=97
     )
-    # At 1,500 s the latest is 600 s old: everything before it (by `settle`) may go.
-    assert vector_prune.cutoff(versions, base + timedelta(seconds=1500), margin, settle) == base + timedelta(
-        seconds=895
-    )
+    # At 1,500 s the latest is 600 s old, so nothing was written since: every other version may go.
+    idle = base + timedelta(seconds=1500)
+    assert vector_prune.cutoff(versions, idle, margin, settle) == idle
     assert vector_prune.cutoff(versions, base + timedelta(seconds=599), margin, settle) is None
     assert vector_prune.cutoff([at(0)], base + timedelta(days=9), margin, settle) is None  # only the latest
     naive = [{"timestamp": datetime(2026, 1, 1) + timedelta(seconds=s)} for s in (0, 100)]  # as LanceDB gives
