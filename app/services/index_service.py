@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -129,15 +129,21 @@ class IndexService:
             log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
         return done
 
-    def prune_vector_versions(self) -> dict[str, PruneReport]:
+    def prune_vector_versions(self, refreshed: Collection[str] = ()) -> dict[str, PruneReport]:
         """Drop each kind's vector-table versions replaced long enough ago that no reader in any
-        process can still need them (a replaced index, rewritten rows; `vector_prune`).
+        process can still need them (rewritten rows, a replaced index; `vector_prune`).
 
+        A kind with an approximate index is pruned only right after its refresh (`refreshed`: kind
+        names, as doctor prints them): LanceDB prunes only inside `optimize`, whose first run after
+        a build rewrites the index into one that costs ~3x the CPU a search at 1M rows
+        (docs/benchmarks.md, "Disk after an index swap"); after a refresh that has happened already.
         Under the same lease as the index work, so it never runs beside another process's build."""
         done: dict[str, PruneReport] = {}
         for k in self.kinds:
             collection = k.corpus.collection
             if not vector_prune.due(collection, margin=self.prune_margin, settle=self.prune_settle):
+                continue
+            if k.name not in refreshed and k.corpus.ann().status().index_type is not None:
                 continue
             lease = f"vector-index:{k.corpus.kind}"
             if self.leases.live(lease) or self.leases.live(k.corpus.kind):
@@ -184,12 +190,13 @@ class IndexService:
     def run_vector_index_job(self) -> None:
         """The scheduler's vector-index upkeep, then the old versions' removal: off every request
         path, never raising."""
+        work: dict[str, AnnWork] = {}
         try:
-            self.maintain_vector_indexes()
+            work = self.maintain_vector_indexes()
         except Exception:
             log.exception("vector index upkeep failed; the next run retries")
         try:
-            self.prune_vector_versions()
+            self.prune_vector_versions(refreshed={name for name, w in work.items() if w.action == "refresh"})
         except Exception:
             log.exception("dropping old vector versions failed; the next run retries")
 

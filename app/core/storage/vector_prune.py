@@ -12,6 +12,10 @@ When nothing was written for `margin`, all versions but the latest go (LanceDB k
 A write landing in the ~0.1 s of that call (the caller skips the prune while a writer of the kind
 holds its lease) would have its predecessor removed under a search in flight on it: that search
 fails once, and the next one reads the new version (reads check for the latest every time).
+
+LanceDB (0.40) prunes only inside `optimize`, which also compacts and, the first time after an
+index is built, rewrites that index (at 1M rows into one costing ~3x the CPU a search): the
+caller decides when that is acceptable (`IndexService.prune_vector_versions`).
 """
 
 from __future__ import annotations
