@@ -225,6 +225,8 @@ def build_services(
     memory.keys = keys
     if keys is not None:
         memory.deletion.hooks.append(keys.on_messages_deleted)
+        forgetting.runner.archive_hooks.append(keys.on_messages_archived)
+        forgetting.runner.restore_hooks.append(keys.on_messages_restored)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(

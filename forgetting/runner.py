@@ -56,6 +56,10 @@ class ForgetRunner:
         self.keywords = keywords or KeywordIndex()
         self.llm_summarizer = llm_summarizer
         self.before_group = before_group
+        # Derived data of messages that lives outside this feature (the sentence keys): told of
+        # archived message ids after a run and of restored ones after an undo.
+        self.archive_hooks: list[Callable[[list[int]], None]] = []
+        self.restore_hooks: list[Callable[[list[int]], None]] = []
 
     # -- plan ---------------------------------------------------------------------------------
     def preview(self, user_id: str, *, include_undone: bool = False) -> ForgetPlan:
@@ -210,6 +214,7 @@ class ForgetRunner:
             self.processor.reembed(promoted)
         self.processor.corpus.set_columns([vector_key(i) for i in archived], {"archived": True})
         self.summaries.embed(summary_ids)
+        _call_hooks(self.archive_hooks, archived)
 
     # -- runs table ---------------------------------------------------------------------------
     def _start(self, run_id: str, user_id: str, trigger: str, started: int, token: str | None) -> None:
@@ -361,7 +366,19 @@ class ForgetRunner:
         self.summaries.delete_vectors(list(by_summary))
         if reembed:
             self.processor.reembed(sorted(set(reembed)))  # tier lines and archived flags back
+            _call_hooks(self.restore_hooks, sorted(set(reembed)))
         return r.UndoReport(run_id, "undone", restored, unarchived, len(by_summary))
+
+
+def _call_hooks(hooks: list[Callable[[list[int]], None]], message_ids: list[int]) -> None:
+    """After the commits: a failing hook leaves derived data for the repair, never fails the run."""
+    if not message_ids:
+        return
+    for hook in hooks:
+        try:
+            hook(message_ids)
+        except Exception:
+            log.exception("forgetting: a hook for %d messages failed (repair catches up)", len(message_ids))
 
 
 def _tier_of(current: ForgetPlan, summary_id: str) -> Tier | None:

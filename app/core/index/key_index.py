@@ -116,6 +116,18 @@ class MessageKeys:
         keys = [key_of(m, n) for m in message_ids for n in range(MAX_KEYS)]
         self.corpus.remove_vectors(keys)
 
+    def on_messages_archived(self, message_ids: Sequence[int]) -> None:
+        """Forgetting hook: an archived message leaves normal search, so its keys go (they would
+        only take candidate places and wait for a repair); the stamps go too, so that an undo
+        makes the message pending again."""
+        self.remove(message_ids)
+        with self.db.write() as session:
+            self.source.forget(session, message_ids)
+
+    def on_messages_restored(self, message_ids: Sequence[int]) -> None:
+        """Forgetting-undo hook: the restored messages' keys are built again in the background."""
+        self.notify()
+
     def on_messages_deleted(self, user_id: str, erased: Sequence[Any]) -> dict[str, int]:
         """Deletion hook: the deleted messages' keys go with them."""
         self.remove([row.id for row in erased])

@@ -18,7 +18,8 @@ from app.core.index.message_kind import MESSAGE_VECTOR_COLUMNS
 
 MESSAGE_KEY_KIND = "message_key"
 # The message's prefilter columns that never change; tier and archived are left out (a key hit
-# is checked against its message row like every candidate, and archiving drops the keys).
+# is checked against its message row like every candidate, and archiving drops the keys:
+# `MessageKeys.on_messages_archived`).
 MESSAGE_KEY_COLUMNS = tuple(c for c in MESSAGE_VECTOR_COLUMNS if c not in ("tier", "archived"))
 MESSAGE_KEY_SPEC = KindSpec(
     kind=MESSAGE_KEY_KIND, collection="message_keys", columns=MESSAGE_KEY_COLUMNS, keyword=False
