@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 FRESH_WRITE_SECONDS = 2.0
 # How often idle workers are looked for.
 REAP_EVERY_SECONDS = 5.0
+# A worker told to stop gets this long to exit before it is terminated (then killed).
+STOP_SECONDS = 5.0
 # A worker that died before it was ready (say, out of memory) is not started again for this long:
 # the server serves in-process meanwhile rather than spawning one per search.
 RETRY_START_SECONDS = 60.0
@@ -106,6 +108,11 @@ class SearchPool:
         self._written_at = float("-inf")
         self._failed_at = float("-inf")
         self._reaper: asyncio.TimerHandle | None = None
+        # Processes of dropped workers until they are reaped: one that dies on its own is seen
+        # (pipe closed) a moment before it can be waited for, and one told to stop may take
+        # longer than `stop_seconds` to exit on a loaded machine; the reaper waits for both.
+        self._exiting: list[Any] = []
+        self.stop_seconds = STOP_SECONDS
         self._closed = False
         self.started = self.stopped = self.in_worker = self.in_process = 0
         if events is not None:
@@ -149,7 +156,7 @@ class SearchPool:
                 log.info("search worker %s retired: %s", worker.process.pid, done.reason)
                 self._drop(worker)
                 _stop(worker)
-                asyncio.get_running_loop().run_in_executor(None, _join, [worker])
+                asyncio.get_running_loop().run_in_executor(None, _join, [worker], self.stop_seconds)
             # SearchFailed or a dead worker: the same search in-process reports the error.
             self._in_process += 1
         self.in_process += 1
@@ -291,12 +298,17 @@ class SearchPool:
         self._drop(worker)
         if worker.busy is not None and not worker.busy.done():
             worker.busy.set_result(None)
+        # Dead as a rule; one whose pipe broke while it lives is stopped like an idle one.
+        _stop(worker)
+        asyncio.get_running_loop().run_in_executor(None, _join, [worker], self.stop_seconds)
 
     def _drop(self, worker: _Worker) -> None:
         self._workers.remove(worker)
         with contextlib.suppress(Exception):
             asyncio.get_running_loop().remove_reader(worker.conn.fileno())
         self.stopped += 1
+        self._exiting.append(worker.process)
+        self._schedule_reaper()
 
     def _schedule_reaper(self) -> None:
         if self._reaper is None and not self._closed:
@@ -311,8 +323,10 @@ class SearchPool:
                 log.info("search worker %s idle: stopping", worker.process.pid)
                 self._drop(worker)
                 _stop(worker)
-                asyncio.get_running_loop().run_in_executor(None, _join, [worker])
-        if self._workers:
+                asyncio.get_running_loop().run_in_executor(None, _join, [worker], self.stop_seconds)
+        # `exitcode` waits for an exited process without blocking: no zombie stays behind.
+        self._exiting = [p for p in self._exiting if p.exitcode is None]
+        if self._workers or self._exiting:
             self._schedule_reaper()
 
     async def close(self) -> None:
@@ -332,7 +346,9 @@ class SearchPool:
             if not waiter.done():
                 waiter.set_result(None)
         self._waiting.clear()
-        await asyncio.to_thread(_join, workers)
+        await asyncio.to_thread(_join, workers, self.stop_seconds)
+        exiting, self._exiting = self._exiting, []
+        await asyncio.to_thread(_wait_exited, exiting)
 
 
 def _stop(worker: _Worker) -> None:
@@ -343,10 +359,23 @@ def _stop(worker: _Worker) -> None:
         worker.conn.close()
 
 
-def _join(workers: list[_Worker], timeout: float = 5.0) -> None:
+def _join(workers: list[_Worker], timeout: float = STOP_SECONDS) -> None:
+    """Wait for stopped workers to exit: terminated after `timeout`, killed a second later (a
+    stopped or stuck process ignores SIGTERM). One still not gone is left to the reaper."""
     deadline = time.monotonic() + timeout
     for worker in workers:
         worker.process.join(max(0.0, deadline - time.monotonic()))
         if worker.process.is_alive():
             worker.process.terminate()
             worker.process.join(1.0)
+        if worker.process.is_alive():
+            log.warning("search worker %s did not stop: killing it", worker.process.pid)
+            worker.process.kill()
+            worker.process.join(5.0)
+
+
+def _wait_exited(processes: list[Any], timeout: float = 5.0) -> None:
+    """At close: reap the processes of dropped workers (they are dead or being stopped)."""
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))

@@ -110,6 +110,8 @@ def run(conn: Connection, settings: Settings) -> None:
             if job is None:
                 return
             conn.send_bytes(pickle.dumps(_answer(services, clock, accesses, job)))
+    except BrokenPipeError:
+        return  # the server stopped this worker (or exited) while it warmed up or searched
     finally:
         services.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +16,9 @@ from app.core.index.corpus import Corpus
 from app.core.index.keyword_format import KeywordReindex, ReindexStatus
 from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import IndexSource, KindReport, Progress
+from app.core.storage import vector_prune
 from app.core.storage.db import Database
+from app.core.storage.vector_prune import PruneReport
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,9 @@ class IndexService:
         self._stop = threading.Event()  # set on close: a running reindex stops after its batch
         self._job: Any = None
         self._started = time.monotonic()  # "last search" until the first one
+        # How long a replaced vector-table version is kept for readers (vector_prune).
+        self.prune_margin = vector_prune.MARGIN
+        self.prune_settle = vector_prune.SETTLE
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
         """Drop every kind's in-memory vector copy left unused for `idle_seconds` (bytes held)."""
@@ -124,6 +129,33 @@ class IndexService:
             log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
         return done
 
+    def prune_vector_versions(self, refreshed: Collection[str] = ()) -> dict[str, PruneReport]:
+        """Drop each kind's vector-table versions replaced long enough ago that no reader in any
+        process can still need them (rewritten rows, a replaced index; `vector_prune`).
+
+        A kind with an approximate index is pruned only right after its refresh (`refreshed`: kind
+        names, as doctor prints them): LanceDB prunes only inside `optimize`, whose first run after
+        a build rewrites the index into one that costs ~3x the CPU a search at 1M rows
+        (docs/benchmarks.md, "Disk after an index swap"); after a refresh that has happened already.
+        Under the same lease as the index work, so it never runs beside another process's build."""
+        done: dict[str, PruneReport] = {}
+        for k in self.kinds:
+            collection = k.corpus.collection
+            if not vector_prune.due(collection, margin=self.prune_margin, settle=self.prune_settle):
+                continue
+            if k.name not in refreshed and k.corpus.ann().status().index_type is not None:
+                continue
+            lease = f"vector-index:{k.corpus.kind}"
+            if self.leases.live(lease) or self.leases.live(k.corpus.kind):
+                continue  # another process's index work, or a writer of the kind, right now
+            with self.leases.hold(lease):
+                if len(self.leases.live(lease)) > 1:
+                    continue
+                report = vector_prune.prune(collection, margin=self.prune_margin, settle=self.prune_settle)
+            if report is not None:
+                done[k.name] = report
+        return done
+
     def keyword_format(self) -> ReindexStatus | None:
         """Whether the messages' keyword entries are in the current body format, and how far the
         reindex that brings them there has come (None: no reindex wired)."""
@@ -156,11 +188,17 @@ class IndexService:
             log.exception("index repair failed; the next run retries")
 
     def run_vector_index_job(self) -> None:
-        """The scheduler's vector-index upkeep: off every request path, never raising."""
+        """The scheduler's vector-index upkeep, then the old versions' removal: off every request
+        path, never raising."""
+        work: dict[str, AnnWork] = {}
         try:
-            self.maintain_vector_indexes()
+            work = self.maintain_vector_indexes()
         except Exception:
             log.exception("vector index upkeep failed; the next run retries")
+        try:
+            self.prune_vector_versions(refreshed={name for name, w in work.items() if w.action == "refresh"})
+        except Exception:
+            log.exception("dropping old vector versions failed; the next run retries")
 
     def schedule(self, scheduler: Any, *, minutes: int = 30, index_minutes: int = 10) -> None:
         """Repair once right after start-up (in the background), then every `minutes`."""

@@ -31,6 +31,7 @@ from app.core.storage.vector_rowids import RowIds
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+KEEP_VERSIONS = timedelta(days=36500)  # an age no version reaches: compaction without pruning
 
 # Column name -> arrow type for the prefilter columns a collection may declare.
 COLUMN_TYPES: dict[str, pa.DataType] = {
@@ -91,6 +92,11 @@ class VectorCollection:
         self.local_writes = 0
         self._listeners: list[Callable[[Change], None]] = []
         self._rowids = RowIds()
+
+    @property
+    def path(self) -> Path:
+        """The table's directory (LanceDB names it after the table)."""
+        return self._store.path / f"{self.name}.lance"
 
     def listen(self, listener: Callable[[Change], None]) -> None:
         """Call `listener` after each successful write made through this object."""
@@ -250,8 +256,11 @@ class VectorCollection:
         return int(self.table.count_rows())
 
     def optimize(self) -> None:
-        """Compact fragments left by many small upserts (keeps search fast)."""
-        self.maintain(lambda: self.table.optimize())
+        """Compact fragments left by many small upserts (keeps search fast); old versions stay.
+
+        LanceDB's own default drops versions *committed* a week ago, even one that stopped being
+        the latest a moment ago and a search may be reading: `vector_prune` drops them instead."""
+        self.maintain(lambda: self.table.optimize(cleanup_older_than=KEEP_VERSIONS))
 
     def maintain(self, work: Callable[[], T]) -> T:
         """Run work that rewrites files but keeps every row (compaction, index building)."""
