@@ -183,6 +183,8 @@ def build_services(
     for corpus in (processor.corpus, keys.corpus if keys is not None else None):
         if corpus is not None:
             corpus.rescore_rows = settings.search.vector_rescore_rows
+    if keys is not None:
+        keys.corpus.max_cached_rows = settings.search.key_copy_max_rows
     searcher = MessageSearcher(
         db,
         processor.corpus,

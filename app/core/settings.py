@@ -67,6 +67,11 @@ class SearchSettings(BaseModel):
     # projections (and at least 13 per hit asked for); 0 = the exact bound, same answers, ~1.8 ms
     # more CPU a search at 100k (docs/ARCHITECTURE.md, "Vector search").
     vector_rescore_rows: int = Field(default=400, ge=0)
+    # Sentence keys held in memory up to this many (above it LanceDB's index serves their leg).
+    # A message has ~1.8 keys, so the messages' 150k limit left the keys of a 100k archive to the
+    # index: ~10 ms of CPU a search against ~2 ms in memory, for ~2 KB a key while the copy is
+    # held (released when idle like the messages' copy; docs/benchmarks.md, "Lead, session 9").
+    key_copy_max_rows: int = Field(default=300_000, ge=0)
 
 
 class RetentionRuleSettings(BaseModel):

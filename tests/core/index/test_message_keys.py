@@ -12,6 +12,7 @@ from sqlalchemy import select
 from app.bootstrap import Services, build_services
 from app.core.clock import FixedClock
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.index.filters import Filter
 from app.core.index.key_source import MessageKeyStampRow
 from app.core.index.legs import LegHit
 from app.core.index.message_keys import MESSAGE_KEY_KIND, resolve
@@ -135,5 +136,26 @@ def test_sentence_keys_off_builds_and_searches_none(settings: Settings, clock: F
         services.memory.ingest([make_message(1, content=LONG)])
         assert services.memory.search("greyhound Pixel", limit=5)
         assert MESSAGE_KEY_KIND not in {r.kind for r in services.index.verify()}
+    finally:
+        services.close()
+
+
+@pytest.mark.parametrize(("limit", "in_memory"), [(2, False), (300_000, True)])
+def test_the_keys_own_copy_limit_decides_whether_memory_serves_their_leg(
+    settings: Settings, clock: FixedClock, limit: int, in_memory: bool
+) -> None:
+    """A 100k archive has ~180k keys: above the messages' copy limit, so the keys have their own
+    (`search.key_copy_max_rows`); above it LanceDB serves their leg and no copy is held."""
+    settings.search.key_copy_max_rows = limit
+    services = build_services(settings, clock=clock, embedder=HashingEmbedder())
+    try:
+        services.memory.ingest([make_message(1, content=LONG)])
+        assert services.memory.keys is not None
+        corpus = services.memory.keys.corpus
+        assert corpus.max_cached_rows == limit and len(corpus.collection.keys()) == 3
+        # Either way the leg answers (from memory, or from LanceDB's table) ...
+        assert corpus.vector_leg(HashingEmbedder().embed_query("rescue greyhound"), 2, Filter(()))
+        # ... but only under the limit is the copy held.
+        assert (corpus.matrix().memory_bytes() > 0) is in_memory
     finally:
         services.close()
