@@ -15,6 +15,7 @@ from app.core.embeddings.base import Embedder
 from app.core.embeddings.factory import build_embedder
 from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
+from app.core.index.ann import INDEX_MIN_ROWS
 from app.core.index.key_index import MessageKeys
 from app.core.index.keyword_format import KeywordReindex
 from app.core.index.lease import WriterLeases
@@ -185,6 +186,9 @@ def build_services(
             corpus.rescore_rows = settings.search.vector_rescore_rows
     if keys is not None:
         keys.corpus.max_cached_rows = settings.search.key_copy_max_rows
+        # A large key copy (~180k keys at 100k messages) takes ~1.5 s to load: the first search
+        # after start or idle release uses the keys' LanceDB index instead of waiting for it.
+        keys.corpus.background_load_rows = INDEX_MIN_ROWS
     searcher = MessageSearcher(
         db,
         processor.corpus,

@@ -53,6 +53,31 @@ def test_filters_and_size_limit(services: Services) -> None:
     )
 
 
+def test_a_large_first_load_runs_in_the_background_while_lancedb_answers(services: Services) -> None:
+    """A cold search must not wait for a large copy (the sentence keys' ~180k rows take seconds):
+    from `background_load_rows` the first search says "use LanceDB" and the copy loads beside it."""
+    services.memory.ingest([make_message(i, content=f"topic {i % 5} note {i}") for i in range(30)])
+    collection = services.processor.collection
+    vector = services.embedder.embed_query("topic 3 note")
+    query = MessageQuery("topic 3", SearchFilters(), 5, "local")
+    at_once = VectorMatrixCache(collection)
+    assert at_once.search(vector, 5, lambda c: _mask(c, query))  # below the mark: loads and answers
+
+    later = VectorMatrixCache(collection)
+    later.background_load_rows = 30
+    assert later.search(vector, 5, lambda c: _mask(c, query)) is None  # LanceDB answers this one
+    deadline = time.monotonic() + 10
+    while later.memory_bytes() == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    hits = later.search(vector, 5, lambda c: _mask(c, query))
+    assert hits and [h.key for h in hits] == [
+        h.key for h in at_once.search(vector, 5, lambda c: _mask(c, query)) or []
+    ]
+    # Given back when idle, the next cold search again goes to LanceDB while it reloads.
+    assert later.release_if_idle(0.0, now=time.monotonic() + 1) > 0
+    assert later.search(vector, 5, lambda c: _mask(c, query)) is None
+
+
 def _mask(columns: dict[str, np.ndarray], query: MessageQuery) -> np.ndarray:
     return to_mask(message_filter(query), columns, len(columns["user_id"]))
 

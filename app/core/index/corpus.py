@@ -84,6 +84,7 @@ class Corpus:
         # The copies' projection (vector_cache.py); read when a copy is made (tests lower them).
         self.project_min_rows = PROJECT_MIN_ROWS
         self.projected_dimensions = PROJECTED_DIMENSIONS
+        self.background_load_rows = 0  # a copy this large loads in the background (vector_cache.py)
         self._caches: dict[str, VectorMatrixCache] = {}
         self._indexes: dict[str, AnnIndex] = {}
 
@@ -121,6 +122,7 @@ class Corpus:
                 projected_dimensions=self.projected_dimensions,
                 rescore_rows=self.rescore_rows,
             )
+            cache.background_load_rows = self.background_load_rows
             self._caches[collection.name] = cache
         return cache
 

@@ -89,6 +89,9 @@ class VectorMatrixCache:
         self.project_min_rows = project_min_rows
         self.projected_dimensions = projected_dimensions
         self.rescore_rows = rescore_rows  # read by every search: may be changed at any time
+        # From this many rows (0 = never) the first load runs in the background and LanceDB
+        # answers meanwhile, so a cold search does not wait for a large copy it can do without.
+        self.background_load_rows = 0
         self._lock = threading.Lock()
         self._version: Any = None  # the table version the copy reflects
         self._rows: Rows | None = None
@@ -121,6 +124,9 @@ class VectorMatrixCache:
             # Another process committed: answer from the current copy, catch up in the background.
             self._in_background(self._catch_up)
             return True
+        if self._version is None and 0 < self.background_load_rows <= self.collection.count():
+            self._in_background(lambda: self._reload(table, version))
+            return False  # until it is installed; the next search after that uses it
         self._install(self._prepare(table), version)
         return self._fits
 
