@@ -124,9 +124,12 @@ class VectorMatrixCache:
             # Another process committed: answer from the current copy, catch up in the background.
             self._in_background(self._catch_up)
             return True
-        if self._version is None and 0 < self.background_load_rows <= self.collection.count():
-            self._in_background(lambda: self._reload(table, version))
-            return False  # until it is installed; the next search after that uses it
+        if self._version is None and self.background_load_rows > 0:
+            if self._reloading:
+                return False  # the first load is under way: LanceDB answers until it is installed
+            if self.background_load_rows <= self.collection.count():
+                self._in_background(lambda: self._reload(table, version))
+                return False
         self._install(self._prepare(table), version)
         return self._fits
 
