@@ -167,9 +167,11 @@ class MessageSearcher:
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
+        named_only: set[str] = set()
         if named:
             seen = {h.key for h in vector_hits}
             new = [k for k in named if k not in seen]
+            named_only = set(new)
             # Scored like every other candidate: on their cosine with the query itself.
             own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
             if own is None and new:
@@ -204,6 +206,14 @@ class MessageSearcher:
             # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
             # "1M: wall-clock critical path").
             todo = store.unread(keys)
+            # A list question's named candidates (~80 a person) mostly never reach the windowed
+            # best: their rows only, in one plain statement; `windows` reads the turns of those
+            # that do. Same hits; CPU p95 of a 1M search -6 % (docs/benchmarks.md, "Lead, session 10").
+            light = [k for k in todo if k in named_only]
+            if light:
+                todo = [k for k in todo if k not in named_only]
+                with self.db.read() as session:
+                    store.add_rows(hit_rows(session, [int(k) for k in light]))
             half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
             self._read_rows(store, todo[len(todo) // 2 :])
             half.result()

@@ -95,6 +95,12 @@ class StoredWindows:
         if todo:
             self._read(session, todo)
 
+    def add_rows(self, rows: Mapping[str, Any]) -> None:
+        """Rows read elsewhere (`hit_rows`), without their turns: `windows` reads those if asked."""
+        with self._lock:
+            for key, row in rows.items():
+                self.rows.setdefault(key, row)
+
     def unread(self, keys: Sequence[str]) -> list[str]:
         """Those `keys` not read yet as candidates."""
         return [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
