@@ -10,7 +10,7 @@ from concurrent.futures import Future
 import numpy as np
 import pytest
 
-from app.api.query_batch import QueryBatcher, first_text, queued_search_text
+from app.api.query_batch import QueryBatcher, first_text, query_batcher, queued_search_text
 from app.bootstrap import build_services
 from app.core.clock import FixedClock
 from app.core.domain import SearchFilters
@@ -210,3 +210,29 @@ def test_remembered_vectors_answer_the_search_without_the_model() -> None:
     np.testing.assert_array_equal(worker.embed_queries(["login bug status 3"])[0], marked)
     np.testing.assert_array_equal(worker.embed_query("login bug status 3"), marked)
     assert not worker.loaded  # no model was needed
+
+
+class OneAtATime:
+    """An embedder without `embed_queries`, as the int8 query model: scaled per call."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder()
+        self.model_id, self.dimensions = self.inner.model_id, self.inner.dimensions
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+def test_no_batches_for_a_model_whose_vectors_depend_on_the_batch(settings: Settings) -> None:
+    for embedder, batches in ((OneAtATime(), False), (HashingEmbedder(), True)):
+        services = build_services(settings, clock=FixedClock(NOW_MS), embedder=embedder)  # type: ignore[arg-type]
+        try:
+            made = query_batcher(services)
+            assert (made is not None) == batches
+            if made is not None:
+                made.close()
+        finally:
+            services.close()
