@@ -138,6 +138,7 @@ class QueryBatcher:
                     self._done.popitem(last=False)
                 self.batches += 1
                 self.embedded += len(texts)
+                log.debug("embedded %d waiting searches' queries in one call", len(texts))
             else:
                 self.failed += 1
             self._running, self._running_texts = None, frozenset()
