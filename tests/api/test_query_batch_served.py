@@ -66,14 +66,14 @@ def urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SearchPool,
 
 
 def _start_worker(url: str, headers: dict[str, str], pool: SearchPool) -> bool:
-    """Two searches at once are load: the second starts the worker."""
+    """Two searches at once are load: the second starts the worker (four sent, so two overlap)."""
     threads = [
         threading.Thread(
             target=httpx.get,
             args=(f"{url}/api/search",),
             kwargs={"params": {"q": "warm"}, "headers": headers, "timeout": 60},
         )
-        for _ in range(2)
+        for _ in range(4)
     ]
     for t in threads:
         t.start()
