@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.security import error_response
+
+log = logging.getLogger(__name__)
 
 # Liveness must answer while the server is busy; MCP's streamable HTTP holds long-lived streams
 # (an SSE GET per session) that would pin slots, and it has its own session manager.
@@ -54,9 +58,18 @@ class AdmissionGate:
     """ASGI middleware; counters sit under a thread lock because test clients may drive the app
     from several event loops at once (one per thread), and a queued waiter is woken on its own loop."""
 
-    def __init__(self, app: ASGIApp, *, limits: GateLimits | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limits: GateLimits | None = None,
+        on_queue: Callable[[Scope], None] | None = None,
+    ) -> None:
         self.app = app
         self.limits = limits or GateLimits()
+        # Told of each request parked in the queue (the search pool embeds waiting searches'
+        # queries together, query_batch.py); it must be quick and never fail the request.
+        self.on_queue = on_queue
         self._lock = threading.Lock()
         self._running = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
@@ -78,7 +91,7 @@ class AdmissionGate:
         if scope["type"] != "http" or not path.startswith(GATED_PREFIX) or path in UNGATED_PATHS:
             await self.app(scope, receive, send)
             return
-        if not await self._enter():
+        if not await self._enter(scope):
             await self._reject(scope, receive, send)
             return
         started = time.perf_counter()
@@ -87,7 +100,7 @@ class AdmissionGate:
         finally:
             self._leave(time.perf_counter() - started)
 
-    async def _enter(self) -> bool:
+    async def _enter(self, scope: Scope) -> bool:
         """True once a slot is ours; False when the queue is full or the wait ran out."""
         with self._lock:
             if self._running < self.limits.max_concurrent and not self._waiters:
@@ -99,6 +112,11 @@ class AdmissionGate:
                 return False
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
+        if self.on_queue is not None:
+            try:
+                self.on_queue(scope)
+            except Exception:
+                log.warning("admission queue hook failed", exc_info=True)
         try:
             await asyncio.wait_for(asyncio.shield(waiter), self.limits.max_wait_seconds)
         except (TimeoutError, asyncio.CancelledError) as exc:

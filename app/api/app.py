@@ -16,6 +16,7 @@ from app import __version__
 from app.api.admission import AdmissionGate, GateLimits
 from app.api.deps import bearer_scheme, reject_unknown_query
 from app.api.errors import install_error_handlers
+from app.api.query_batch import query_batcher
 from app.api.routes import (
     backup,
     brief,
@@ -114,6 +115,7 @@ def create_app(
             now_ms=services.clock.now_ms,
             model_id=lambda: services.embedder.model_id,
             events=services.events,
+            batcher=query_batcher(services) if settings.api.search_query_batch else None,
         )
         if search_workers > 0
         else None
@@ -140,7 +142,9 @@ def create_app(
         max_queued=settings.api.max_queued_requests,
         max_wait_seconds=settings.api.max_queue_wait_seconds,
     )
-    app.add_middleware(AdmissionGate, limits=gate_limits)
+    app.add_middleware(
+        AdmissionGate, limits=gate_limits, on_queue=pool.queued_request if pool is not None else None
+    )
     app.add_middleware(
         LocalGuard,
         token=token,

@@ -33,11 +33,15 @@ import pickle
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from starlette.types import Scope
+
 from app.api import search_worker
+from app.api.query_batch import QueryBatcher, first_text, queued_search_text
 from app.api.schemas import SearchIn
 from app.core.events import Change, EventBus
 from app.core.settings import Settings
@@ -77,6 +81,8 @@ class PoolStats:
     stopped: int
     in_worker: int
     in_process: int
+    # Searches handed to a worker with their query's vector from a batch (query_batch.py).
+    with_vector: int = 0
 
 
 class SearchPool:
@@ -91,6 +97,7 @@ class SearchPool:
         model_id: Callable[[], str] = lambda: "",
         events: EventBus | None = None,
         reap_every: float = REAP_EVERY_SECONDS,
+        batcher: QueryBatcher | None = None,
     ) -> None:
         self.settings = settings
         self.reap_every = reap_every
@@ -114,7 +121,9 @@ class SearchPool:
         self._exiting: list[Any] = []
         self.stop_seconds = STOP_SECONDS
         self._closed = False
-        self.started = self.stopped = self.in_worker = self.in_process = 0
+        self.started = self.stopped = self.in_worker = self.in_process = self.with_vector = 0
+        # Embeds waiting searches' queries together in this process (None: each worker its own).
+        self.batcher = batcher
         if events is not None:
             events.subscribe(self._on_change)
 
@@ -131,6 +140,7 @@ class SearchPool:
             self.stopped,
             self.in_worker,
             self.in_process,
+            self.with_vector,
         )
 
     def pids(self) -> list[int]:
@@ -140,10 +150,15 @@ class SearchPool:
     # -- answering ----------------------------------------------------------------------------
     async def answer(self, body: SearchIn, in_process: Callable[[], Any]) -> Any:
         """The search's JSON bytes from a worker, or `in_process()`'s result (run on a thread)."""
-        worker = await self._acquire()  # None: an in-process lane, already counted as taken
+        worker = await self._acquire(body)  # None: an in-process lane, already counted as taken
         if worker is not None:
             try:
-                job = search_worker.SearchJob(body, self._now_ms(), self._model_id())
+                try:
+                    vectors = await self._vectors(body)
+                except asyncio.CancelledError:
+                    worker.busy = None  # nothing was sent to it: free again
+                    raise
+                job = search_worker.SearchJob(body, self._now_ms(), self._model_id(), vectors)
                 done = await self._ask(worker, job)
             finally:
                 self._release(worker)
@@ -166,7 +181,34 @@ class SearchPool:
             self._in_process -= 1
             self._wake_one()
 
-    async def _acquire(self) -> _Worker | None:
+    def queued_request(self, scope: Scope) -> None:
+        """The admission gate parked a request: a search's query joins the next batch."""
+        if self.batcher is not None and not self._closed:
+            text = queued_search_text(scope, self._now_ms())
+            if text is not None:
+                self.batcher.queued(text)
+
+    def _first_text(self, body: SearchIn) -> str:
+        dated = body.since is not None or body.until is not None
+        return first_text(body.query, dated=dated, now_ms=self._now_ms())
+
+    async def _vectors(self, body: SearchIn) -> tuple[tuple[str, Any], ...]:
+        """The query's vector from a batch, for the worker's query cache (or nothing: it embeds
+        the query itself). Waits only for a batch that is making it already."""
+        if self.batcher is None:
+            return ()
+        text = self._first_text(body)
+        found = self.batcher.take(text)
+        if isinstance(found, Future):
+            # asyncio.wait: the batch's own end (even cancelled at close) is not our cancellation.
+            await asyncio.wait({asyncio.wrap_future(found)})
+            found = self.batcher.take(text)
+        if found is None or isinstance(found, Future) or found[0] != self._model_id():
+            return ()
+        self.with_vector += 1
+        return ((text, found[1]),)
+
+    async def _acquire(self, body: SearchIn) -> _Worker | None:
         """A free ready worker, or None for an in-process lane (counted here): after a fresh
         write, while lanes are free, with no worker ready."""
         if self._closed or self.max_workers <= 0 or time.monotonic() - self._written_at < FRESH_WRITE_SECONDS:
@@ -185,6 +227,8 @@ class SearchPool:
             return None
         waiter: asyncio.Future[_Worker | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
+        if self.batcher is not None:
+            self.batcher.queued(self._first_text(body), next_up=True)
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -332,6 +376,8 @@ class SearchPool:
     async def close(self) -> None:
         """Stop every worker (the server is shutting down)."""
         self._closed = True
+        if self.batcher is not None:
+            self.batcher.close()
         if self._reaper is not None:
             self._reaper.cancel()
             self._reaper = None

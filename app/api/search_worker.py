@@ -38,6 +38,9 @@ class SearchJob:
     now_ms: int
     # The model the server searches with: after a re-embed switched it, an older worker retires.
     model_id: str = ""
+    # Query vectors the server made with that model in a batch (query_batch.py): they go into
+    # this worker's query cache, so its search runs no model for those texts.
+    vectors: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +133,9 @@ def _answer(services: Any, clock: FixedClock, accesses: _Accesses, job: SearchJo
     if job.model_id and job.model_id != services.embedder.model_id:
         return SearchFailed(f"searches with {services.embedder.model_id}, not {job.model_id}", retire=True)
     clock.set(job.now_ms)
+    remember = getattr(services.embedder, "remember_queries", None)
+    if job.vectors and remember is not None:
+        remember(dict(job.vectors))
     try:
         body = response_bytes(search_route._search(services, job.body))
     except Exception as exc:

@@ -188,6 +188,10 @@ class ApiSettings(BaseModel):
     # stops after `search_worker_idle_seconds` without a search (app/api/search_pool.py).
     search_workers: int = Field(default=2, ge=0, le=16)
     search_worker_idle_seconds: float = Field(default=120.0, gt=0)
+    # `strata serve` with search workers: the queries of searches waiting in line are embedded
+    # together, in one model call of the server's (app/api/query_batch.py), and handed to the
+    # workers with the searches. false: each worker embeds its own.
+    search_query_batch: bool = True
 
 
 class ResourceSettings(BaseModel):

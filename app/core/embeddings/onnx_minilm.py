@@ -6,7 +6,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +168,18 @@ class OnnxMiniLMEmbedder:
                 while len(self._query_cache) > self._query_cache_size:
                     self._query_cache.popitem(last=False)
         return [found[t].copy() for t in texts]
+
+    def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Put query vectors made by this model elsewhere (the REST server embeds waiting
+        searches' queries in batches, app/api/query_batch.py) in the query cache: the search
+        that asks for them next runs no model. The same vectors it would make: padding is masked
+        out, so a text's vector does not depend on its batch."""
+        with self._lock:
+            for text, vector in vectors.items():
+                self._query_cache[text] = np.asarray(vector, dtype=np.float32)
+                self._query_cache.move_to_end(text)
+            while len(self._query_cache) > self._query_cache_size:
+                self._query_cache.popitem(last=False)
 
     def _embed_window(
         self, texts: list[str], session: ort.InferenceSession, tokenizer: Tokenizer

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -47,6 +47,12 @@ class SwitchableEmbedder:
         active = self._active
         batch = getattr(active, "embed_queries", None)
         return batch(texts) if batch is not None else [active.embed_query(t) for t in texts]
+
+    def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Hand query vectors made elsewhere to the active model's query cache (if it has one)."""
+        remember = getattr(self._active, "remember_queries", None)
+        if remember is not None:
+            remember(vectors)
 
     def release_if_idle(self, idle_seconds: float, now: float | None = None) -> bool:
         """Let the active model drop its session when idle (models without one keep nothing)."""
