@@ -18,7 +18,9 @@ from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import IndexSource, KindReport, Progress
 from app.core.storage import vector_prune
 from app.core.storage.db import Database
+from app.core.storage.vector_file_build import BuildReport, FileStatus
 from app.core.storage.vector_prune import PruneReport
+from app.services import vector_files
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +158,14 @@ class IndexService:
                 done[k.name] = report
         return done
 
+    def vector_files(self) -> dict[str, FileStatus]:
+        """Per kind with a memory-mapped vector file (`message`): rows, rows it serves, bytes."""
+        return vector_files.statuses(self.kinds)
+
+    def maintain_vector_files(self, *, force: bool = False) -> dict[str, BuildReport]:
+        """Build the memory-mapped vector files that are due (`force`: drop and rebuild them)."""
+        return vector_files.maintain(self.kinds, self.leases, force=force)
+
     def keyword_format(self) -> ReindexStatus | None:
         """Whether the messages' keyword entries are in the current body format, and how far the
         reindex that brings them there has come (None: no reindex wired)."""
@@ -188,8 +198,8 @@ class IndexService:
             log.exception("index repair failed; the next run retries")
 
     def run_vector_index_job(self) -> None:
-        """The scheduler's vector-index upkeep, then the old versions' removal: off every request
-        path, never raising."""
+        """The scheduler's vector-index upkeep, the old versions' removal, then the memory-mapped
+        vector files: off every request path, never raising."""
         work: dict[str, AnnWork] = {}
         try:
             work = self.maintain_vector_indexes()
@@ -199,6 +209,11 @@ class IndexService:
             self.prune_vector_versions(refreshed={name for name, w in work.items() if w.action == "refresh"})
         except Exception:
             log.exception("dropping old vector versions failed; the next run retries")
+        try:
+            # Last: a refresh above compacts, which gives the rows new ids the file must follow.
+            self.maintain_vector_files()
+        except Exception:
+            log.exception("building the memory-mapped vector file failed; the next run retries")
 
     def schedule(self, scheduler: Any, *, minutes: int = 30, index_minutes: int = 10) -> None:
         """Repair once right after start-up (in the background), then every `minutes`."""

@@ -1,0 +1,67 @@
+"""Keep each large kind's memory-mapped vector file current: the index job's step and doctor's.
+
+A kind gets a file once its collection reaches `Corpus.vector_file_min_rows` rows (0: never); the
+file is rebuilt when too few rows are served by it (`vector_file_build.due`: rows added,
+re-embedded or rewritten by a compaction since it was built). One process at a time, under the
+same `vector-index:<kind>` lease as the approximate index's work; never while a writer of the
+kind holds its lease (its rows would be stale in the new file at once).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.index.lease import WriterLeases
+from app.core.storage import vector_file_build
+from app.core.storage.vector_file_build import BuildReport, FileStatus
+
+log = logging.getLogger(__name__)
+
+
+def statuses(kinds: Sequence[Any]) -> dict[str, FileStatus]:
+    """Per kind with a file or due one (`message`, …): rows now, rows the file serves, its bytes."""
+    out: dict[str, FileStatus] = {}
+    for k in kinds:
+        collection = k.corpus.collection
+        if not k.corpus.vector_file_min_rows or collection.file is None or not collection.exists:
+            continue
+        out[k.corpus.kind] = vector_file_build.status(
+            collection.table, collection.file.path.parent, collection.name, collection.path
+        )
+    return out
+
+
+def maintain(kinds: Sequence[Any], leases: WriterLeases, *, force: bool = False) -> dict[str, BuildReport]:
+    """Build or rebuild the files that are due (`force`: every large kind's, dropped first: doctor
+    --repair); a file of a kind that shrank below its threshold is removed."""
+    done: dict[str, BuildReport] = {}
+    for k in kinds:
+        corpus = k.corpus
+        collection = corpus.collection
+        if not corpus.vector_file_min_rows or collection.file is None or not collection.exists:
+            continue
+        if collection.count() < corpus.vector_file_min_rows:
+            if collection.file.path.exists():
+                collection.file.remove()  # the in-memory copy serves a small archive
+            continue
+        directory = collection.file.path.parent
+        if not force:
+            state = vector_file_build.status(collection.table, directory, collection.name, collection.path)
+            if not vector_file_build.due(state):
+                continue
+        lease = f"vector-index:{corpus.kind}"
+        if leases.live(lease) or leases.live(corpus.kind):
+            continue  # another process's index work, or a writer of the kind, right now
+        with leases.hold(lease):
+            if len(leases.live(lease)) > 1:
+                continue
+            if force:
+                collection.file.remove()
+            report = vector_file_build.build(
+                collection.table, collection.path, directory, collection.name, collection.dimensions
+            )
+        if report is not None:
+            done[k.name] = report
+    return done
