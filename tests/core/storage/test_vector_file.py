@@ -133,13 +133,14 @@ def test_idle_release_unmaps_and_another_process_swap_is_followed(tmp_path) -> N
     _build(collection)
     reader = _collection(tmp_path / "vectors.lance")  # another process's view of the same files
     assert _served(reader, ["1", "2"]) == 2
-    first = reader.file._mapped
+    first = reader.file._mapped.identity  # (device, inode): no reference that would keep it mapped
     truth |= _fill(collection, ["1"], seed=9)
     _build(collection)
     _same(reader.vectors_of(["1", "2"]), {"1": truth["1"], "2": truth["2"]})
     assert reader.file._mapped is not first  # the renamed-in file, not the old inode
     assert reader._store.release() >= 0 and reader.file._mapped is None
-    assert not any(str(reader.file.path) in line for line in open(f"/proc/{os.getpid()}/maps"))
+    maps = [line for line in open(f"/proc/{os.getpid()}/maps") if str(reader.file.path) in line]
+    assert not maps, maps
 
 
 def test_text_keys_get_no_file(tmp_path) -> None:
