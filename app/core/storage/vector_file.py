@@ -124,6 +124,7 @@ class Mapped:
         # Random reads: no read-ahead, and no fault-around (which maps the 64 KB around each read
         # and had the whole 1.5 GB file resident after ~30k scattered vectors at 1M rows).
         self._map.madvise(mmap.MADV_RANDOM)
+        self._map.madvise(mmap.MADV_NOHUGEPAGE)
         self.identity = (stat.st_dev, stat.st_ino)
         self.header = h = header
         self.vectors = np.frombuffer(self._map, np.float32, h.rows * h.dimensions, h.vectors_at).reshape(
