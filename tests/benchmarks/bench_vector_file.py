@@ -25,7 +25,8 @@ from app.core.storage.vectors import VectorCollection, VectorStore
 
 def rss_mb() -> tuple[float, float]:
     """(RSS, its file-backed part) in MB."""
-    fields = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    status = Path("/proc/self/status").read_text().splitlines()
+    fields = dict(line.split(":", 1) for line in status if ":" in line)
     rss = int(fields["VmRSS"].split()[0]) / 1024
     files = int(fields.get("RssFile", "0 kB").split()[0]) / 1024
     return rss, files
@@ -64,8 +65,9 @@ def main() -> None:
         report = vector_file_build.build(table, collection.path, store.files, args.collection, dims)
         assert report is not None and collection.file is not None
         print(
-            f"build: {report.seconds:.1f} s wall, {report.cpu_seconds:.1f} s CPU, {report.bytes / 1e6:.0f} MB "
-            f"= {report.bytes / rows:.0f} bytes a message; RSS after {rss_mb()[0]:.0f} MB (load {os.getloadavg()[0]:.1f})"
+            f"build: {report.seconds:.1f} s wall, {report.cpu_seconds:.1f} s CPU, "
+            f"{report.bytes / 1e6:.0f} MB = {report.bytes / rows:.0f} bytes a message; "
+            f"RSS after {rss_mb()[0]:.0f} MB (load {os.getloadavg()[0]:.1f})"
         )
     started = time.process_time()
     state = vector_file_build.status(table, store.files, args.collection, collection.path)
@@ -88,13 +90,16 @@ def main() -> None:
             )
             mismatches += not same
     collection.file = mapped_file
-    print(f"vectors_of CPU a call, {args.rounds} calls each, arms alternated (load {os.getloadavg()[0]:.1f}):")
+    print(
+        f"vectors_of CPU a call, {args.rounds} calls each, arms alternated (load {os.getloadavg()[0]:.1f}):"
+    )
     for name in ("random 60", "random 300", "search-shaped 250"):
         lance, mapped = cpu[(name, "lancedb")], cpu[(name, "file")]
+        ratio = statistics.median(mapped) / statistics.median(lance)
         print(
             f"  {name:18s} LanceDB take p50 {statistics.median(lance):6.2f} ms (p95 "
             f"{np.percentile(lance, 95):6.2f}) | file p50 {statistics.median(mapped):6.2f} ms (p95 "
-            f"{np.percentile(mapped, 95):6.2f}) | ratio {statistics.median(mapped) / statistics.median(lance):.3f}"
+            f"{np.percentile(mapped, 95):6.2f}) | ratio {ratio:.3f}"
         )
     print(f"identical vectors: {'yes' if mismatches == 0 else f'NO ({mismatches} calls differ)'}")
     rss, files = rss_mb()

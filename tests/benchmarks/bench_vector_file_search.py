@@ -81,8 +81,9 @@ def main() -> int:
                 cpu[arm].append((time.process_time() - cpu_started) * 1000)
             same += found["file"] == found["lancedb"]
         for arm in arms:
+            cpu50, cpu95 = statistics.median(cpu[arm]), percentile(cpu[arm], 0.95)
             print(
-                f"| {label} | {arm} | {statistics.median(cpu[arm]):.1f} / {percentile(cpu[arm], 0.95):.1f} ms | "
+                f"| {label} | {arm} | {cpu50:.1f} / {cpu95:.1f} ms | "
                 f"{statistics.median(wall[arm]):.1f} / {percentile(wall[arm], 0.95):.1f} ms | "
                 f"{same} of {len(queries)} | {os.getloadavg()[0]:.1f} |",
                 flush=True,

@@ -134,7 +134,6 @@ class Mapped:
         self.positions = np.frombuffer(self._map, np.int32, h.slots, h.positions_at)
 
 
-
 class VectorFile:
     """A collection's vector file as seen by one process: mapped on first use, re-mapped when the
     path names a new file, unmapped by `release` (idle release)."""
@@ -211,11 +210,9 @@ def erase(path: Path, keys: Sequence[str]) -> int:
     if not ids or not path.parent.is_dir():
         return 0
     with locked(path):
-        try:
-            handle = open(path, "r+b")
-        except FileNotFoundError:
+        if not path.exists():
             return 0
-        with handle:
+        with open(path, "r+b") as handle:
             header = Header.decode(handle.read(PAGE))
             if header is None:
                 return 0
