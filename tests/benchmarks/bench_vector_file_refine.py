@@ -70,7 +70,8 @@ def main() -> int:
             got[arm] = refined(v) if arm == "refine" else from_file(v)
             cpu[arm].append((time.process_time() - started) * 1000)
         same += got["refine"] == got["file"]
-    print(f"ANN leg, pool {POOL}, {nprobes} probes, {len(vectors)} questions (load {os.getloadavg()[0]:.1f}):")
+    load = os.getloadavg()[0]
+    print(f"ANN leg, pool {POOL}, {nprobes} probes, {len(vectors)} questions (load {load:.1f}):")
     for arm, times in cpu.items():
         print(f"  {arm:7s} CPU p50 {statistics.median(times):.1f} ms, p95 {percentile(times, 0.95):.1f} ms")
     print(f"  identical pools (keys and order): {same} of {len(vectors)}")
