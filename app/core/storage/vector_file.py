@@ -30,7 +30,6 @@ and a reader re-maps when the path names another file, so no reader keeps an old
 
 from __future__ import annotations
 
-import fcntl
 import json
 import mmap
 import os
@@ -102,6 +101,8 @@ def file_path(directory: Path, collection: str) -> Path:
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
     """The file's write lock (a lock file beside it): erasing and swapping never interleave."""
+    import fcntl  # POSIX only: the store keeps no vector files elsewhere (VectorStore.files)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -123,8 +124,9 @@ class Mapped:
             self._map = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ)
         # Random reads: no read-ahead, and no fault-around (which maps the 64 KB around each read
         # and had the whole 1.5 GB file resident after ~30k scattered vectors at 1M rows).
-        self._map.madvise(mmap.MADV_RANDOM)
-        self._map.madvise(mmap.MADV_NOHUGEPAGE)
+        for advice in ("MADV_RANDOM", "MADV_NOHUGEPAGE"):  # Linux has both, macOS the first
+            if hasattr(mmap, advice):
+                self._map.madvise(getattr(mmap, advice))
         self.identity = (stat.st_dev, stat.st_ino)
         self.header = h = header
         self.vectors = np.frombuffer(self._map, np.float32, h.rows * h.dimensions, h.vectors_at).reshape(

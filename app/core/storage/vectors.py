@@ -8,6 +8,7 @@ metadata columns needed for prefiltering; SQLite stays the source of truth.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -342,8 +343,9 @@ class VectorStore:
     ) -> None:
         self.path = path
         # Memory-mapped copies of large collections' vectors (vector_file.py), beside the tables:
-        # derived data, rebuilt from them, never in a backup. None: not used.
-        self.files: Path | None = path.with_suffix(".mmap") if vector_files else None
+        # derived data, rebuilt from them, never in a backup. None: not used. POSIX only: Windows
+        # cannot rename a file over one another process has mapped, which the swap relies on.
+        self.files: Path | None = path.with_suffix(".mmap") if vector_files and os.name == "posix" else None
         self.index_cache_mb = index_cache_mb
         self.metadata_cache_mb = metadata_cache_mb
         try:
