@@ -21,12 +21,14 @@ log = logging.getLogger(__name__)
 
 
 def statuses(kinds: Sequence[Any]) -> dict[str, FileStatus]:
-    """Per kind with a file or due one (`message`, …): rows now, rows the file serves, its bytes."""
+    """Per kind with a file or due one (`message`): rows now, rows the file serves, its bytes."""
     out: dict[str, FileStatus] = {}
     for k in kinds:
         collection = k.corpus.collection
         if not k.corpus.vector_file_min_rows or collection.file is None or not collection.exists:
             continue
+        if not collection.file.path.exists() and collection.count() < k.corpus.vector_file_min_rows:
+            continue  # a small archive: the in-memory copy serves, no file is due
         out[k.corpus.kind] = vector_file_build.status(
             collection.table, collection.file.path.parent, collection.name, collection.path
         )
