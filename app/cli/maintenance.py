@@ -154,8 +154,9 @@ def _file_detail(state: FileStatus) -> str:
     was built are read from LanceDB until the index job rebuilds it)."""
     if state.bytes == 0:
         return f"none yet, {state.rows} vector(s) read from LanceDB (the index job builds it)"
+    size = f"{state.bytes / 1e6:.{0 if state.bytes >= 1e7 else 2}f} MB"
     return (
-        f"{state.served} of {state.rows} vector(s) served, {state.bytes / 1e6:.0f} MB; "
+        f"{state.served} of {state.rows} vector(s) served, {size}; "
         f"{state.stale} read from LanceDB until the next rebuild"
     )
 
