@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -149,3 +151,23 @@ def test_text_keys_get_no_file(tmp_path) -> None:
     collection = _collection(tmp_path / "vectors.lance", "chunk")
     _fill(collection, ["doc-1", "doc-2"], seed=10)
     assert _build(collection) is None and not collection.file.path.exists()
+
+
+def test_a_deletion_in_another_process_shows_in_this_process_mapping(tmp_path) -> None:
+    """The file is mapped shared: another process's erasure is seen at once, and the row is not
+    served (its id is gone), though this process never re-opened the file."""
+    collection = _collection(tmp_path / "vectors.lance")
+    truth = _fill(collection, [str(i) for i in range(1, 51)], seed=11)
+    _build(collection)
+    assert _served(collection, ["3", "4"]) == 2
+    mapped = collection.file.current()
+    assert mapped is not None
+    row = int(mapped.positions[3])
+    script = (
+        "import sys; from pathlib import Path; from app.core.storage.vectors import VectorStore; "
+        "VectorStore(Path(sys.argv[1])).collection('messages', 'test-model', 8, ['channel']).delete(['3'])"
+    )
+    root = Path(__file__).resolve().parents[3]
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "vectors.lance")], check=True, cwd=root)
+    assert not mapped.vectors[row].any() and mapped.rowids[row] == -1  # this process's own mapping
+    _same(collection.vectors_of(["3", "4"]), {"4": truth["4"]})
