@@ -1,8 +1,8 @@
 """A collection's stored vectors in a memory-mapped float32 file, read by key instead of a LanceDB take.
 
 Above the in-memory limit a search reads ~250 stored vectors (keyword candidates, conversation
-windows: `app/core/search/stored_windows.py`). A LanceDB take by row id costs ~5 ms fixed plus
-~40 µs a row at 1M rows; the same rows from a mapped file cost a fraction of a millisecond
+windows: `app/core/search/stored_windows.py`). A LanceDB take by row id costs ~6 ms fixed plus
+~50 µs a row at 1M rows (300 rows: 21 ms CPU); the same rows from a mapped file cost ~1.5 ms
 (docs/benchmarks.md, "1M: stored vectors from a memory-mapped file").
 
 One file per collection (`<vectors>.mmap/<collection>.f32`, built by `vector_file_build.py`):
@@ -36,7 +36,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +70,10 @@ class Header:
         return self.positions_at + self.slots * 4
 
     def encode(self) -> bytes:
-        body = MAGIC + json.dumps(self.__getstate__()).encode() + b"\n"
+        body = MAGIC + json.dumps(asdict(self)).encode() + b"\n"
         if len(body) > PAGE:
             raise ValueError("vector file header too long")
         return body.ljust(PAGE, b"\0")
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
     @staticmethod
     def decode(page: bytes) -> Header | None:
@@ -122,8 +119,9 @@ class Mapped:
             if header is None or stat.st_size < header.size:
                 raise ValueError(f"{path} is not a complete vector file")
             self._map = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ)
-        # Random reads: no read-ahead, and no fault-around (which maps the 64 KB around each read
-        # and had the whole 1.5 GB file resident after ~30k scattered vectors at 1M rows).
+        # Random reads: no read-ahead, and as little mapped around each read as the kernel allows
+        # (large page-cache folios still map whole: ~30k scattered vectors at 1M rows showed
+        # ~1.3 GB of the 1.5 GB file in RSS with these, 1.5 GB without; docs/benchmarks.md).
         for advice in ("MADV_RANDOM", "MADV_NOHUGEPAGE"):  # Linux has both, macOS the first
             if hasattr(mmap, advice):
                 self._map.madvise(getattr(mmap, advice))
