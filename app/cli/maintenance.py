@@ -151,9 +151,9 @@ def _ann_detail(state: dict[str, object]) -> str:
 
 def _file_detail(state: FileStatus) -> str:
     """How much of a kind the memory-mapped vector file serves (rows added or rewritten since it
-    was built are read from LanceDB until the index job rebuilds it)."""
+    was built are read from LanceDB until the background job rebuilds it)."""
     if state.bytes == 0:
-        return f"none yet, {state.rows} vector(s) read from LanceDB (the index job builds it)"
+        return f"none yet, {state.rows} vector(s) read from LanceDB (a background job builds it)"
     size = f"{state.bytes / 1e6:.{0 if state.bytes >= 1e7 else 2}f} MB"
     return (
         f"{state.served} of {state.rows} vector(s) served, {size}; "

@@ -46,7 +46,7 @@ def test_vector_file_through_job_search_deletion_and_repair(data_dir: Path, cli_
     assert stored is not None and not stored.path.exists()
     before = _ids(svc, "heron migration")
 
-    svc.index.run_vector_index_job()  # the scheduler's job: builds the file past 20 rows
+    svc.index.run_vector_file_job()  # the scheduler's job: builds the file past 20 rows
     assert stored.path.exists()
     state = svc.index.vector_files()["message"]
     assert (state.rows, state.served) == (60, 60)
@@ -60,6 +60,13 @@ def test_vector_file_through_job_search_deletion_and_repair(data_dir: Path, cli_
     svc.memory.deletion.delete([int(victim)])
     assert vector.tobytes() not in stored.path.read_bytes()
     assert victim not in _ids(svc, "heron migration")
+
+    # Rows rewritten since the build (here edits, re-embedded; a compaction rewrites them all) are
+    # read from LanceDB until the job's next run rebuilds the file.
+    svc.memory.ingest([make_message(n, content=f"edited note {n} about the garden") for n in range(20, 30)])
+    assert svc.index.vector_files()["message"].stale == 10
+    svc.index.run_vector_file_job()
+    assert svc.index.vector_files()["message"].stale == 0
 
     # Idle: the mapping goes with LanceDB's connection.
     assert str(stored.path) in Path(f"/proc/{os.getpid()}/maps").read_text()

@@ -9,7 +9,7 @@ the new, never a part of one.
 
 A file serves the rows whose row id has not changed since it was built; rows added, re-embedded or
 rewritten since (a compaction rewrites every row it touches) go to LanceDB. `stale_rows` counts
-them; the index job rebuilds once they pass `REBUILD_SHARE` of the table.
+them; the `vector-files` job rebuilds once they pass `REBUILD_SHARE` of the table.
 """
 
 from __future__ import annotations
