@@ -142,6 +142,7 @@ def build_services(
         layout.vectors,
         index_cache_mb=settings.resources.vector_index_cache_mb,
         metadata_cache_mb=settings.resources.vector_metadata_cache_mb,
+        vector_files=settings.search.vector_file_min_rows > 0,
     )
     keywords = KeywordIndex()
     leases = WriterLeases(db, clock)
@@ -184,6 +185,8 @@ def build_services(
     for corpus in (processor.corpus, keys.corpus if keys is not None else None):
         if corpus is not None:
             corpus.rescore_rows = settings.search.vector_rescore_rows
+    # The messages' stored vectors in a memory-mapped file past this size (vector_file.py).
+    processor.corpus.vector_file_min_rows = settings.search.vector_file_min_rows
     if keys is not None:
         keys.corpus.max_cached_rows = settings.search.key_copy_max_rows
         # A large key copy (~180k keys at 100k messages) takes ~1.5 s to load: the first search

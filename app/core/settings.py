@@ -72,6 +72,10 @@ class SearchSettings(BaseModel):
     # index: ~10 ms of CPU a search against ~2 ms in memory, for ~2 KB a key while the copy is
     # held (released when idle like the messages' copy; docs/benchmarks.md, "Lead, session 9").
     key_copy_max_rows: int = Field(default=300_000, ge=0)
+    # From this many messages their stored vectors are also kept in a memory-mapped float32 file
+    # (~1.5 KB a message at 384 dimensions), read instead of LanceDB on the large-archive path;
+    # 0 = no file (docs/ARCHITECTURE.md, "Stored vectors from a memory-mapped file").
+    vector_file_min_rows: int = Field(default=150_000, ge=0)
 
 
 class RetentionRuleSettings(BaseModel):

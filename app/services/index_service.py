@@ -18,13 +18,18 @@ from app.core.index.lease import WriterLeases
 from app.core.index.maintenance import IndexSource, KindReport, Progress
 from app.core.storage import vector_prune
 from app.core.storage.db import Database
+from app.core.storage.vector_file_build import BuildReport, FileStatus
 from app.core.storage.vector_prune import PruneReport
+from app.services import vector_files
 
 log = logging.getLogger(__name__)
 
 REPAIR_JOB_ID = "index-repair"
 VECTOR_INDEX_JOB_ID = "index-vectors"
 KEYWORD_REINDEX_JOB_ID = "keyword-reindex"
+VECTOR_FILE_JOB_ID = "vector-files"
+VECTOR_FILE_SECONDS = 60
+VECTOR_FILE_FIRST_CHECK_S = 600.0  # while no kind has a file: as often as the index job looks
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,8 @@ class IndexService:
         # How long a replaced vector-table version is kept for readers (vector_prune).
         self.prune_margin = vector_prune.MARGIN
         self.prune_settle = vector_prune.SETTLE
+        self._file_versions: dict[str, int] = {}  # table versions the vector files were current at
+        self._files_checked_at = -float("inf")
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
         """Drop every kind's in-memory vector copy left unused for `idle_seconds` (bytes held)."""
@@ -156,6 +163,28 @@ class IndexService:
                 done[k.name] = report
         return done
 
+    def vector_files(self) -> dict[str, FileStatus]:
+        """Per kind with a memory-mapped vector file (`message`): rows, rows it serves, bytes."""
+        return vector_files.statuses(self.kinds)
+
+    def maintain_vector_files(self, *, force: bool = False) -> dict[str, BuildReport]:
+        """Build the memory-mapped vector files that are due (`force`: drop and rebuild them)."""
+        return vector_files.maintain(self.kinds, self.leases, force=force, checked=self._file_versions)
+
+    def run_vector_file_job(self, now: float | None = None) -> None:
+        """The scheduler's vector-file upkeep (vector_files.py): off every request path, never raising.
+
+        Without any file yet (an archive below the size), LanceDB is asked only every
+        `VECTOR_FILE_FIRST_CHECK_S`: the job must not keep reopening what the idle release closed."""
+        now = time.monotonic() if now is None else now
+        if not vector_files.any_file(self.kinds) and now - self._files_checked_at < VECTOR_FILE_FIRST_CHECK_S:
+            return
+        self._files_checked_at = now
+        try:
+            self.maintain_vector_files()
+        except Exception:
+            log.exception("building the memory-mapped vector file failed; the next run retries")
+
     def keyword_format(self) -> ReindexStatus | None:
         """Whether the messages' keyword entries are in the current body format, and how far the
         reindex that brings them there has come (None: no reindex wired)."""
@@ -223,6 +252,18 @@ class IndexService:
             max_instances=1,
             coalesce=True,
             next_run_time=datetime.now(UTC) + timedelta(seconds=60),
+        )
+        # A table version read a minute while nothing changes; after a compaction (a deletion's
+        # purge at 1M rewrites every row) the file is rebuilt within the minute (~16-26 s at 1M).
+        scheduler.add_job(
+            self.run_vector_file_job,
+            "interval",
+            seconds=VECTOR_FILE_SECONDS,
+            id=VECTOR_FILE_JOB_ID,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            next_run_time=datetime.now(UTC) + timedelta(seconds=90),
         )
         if self.keyword_reindex is not None:
             # Once per format change, in batches; a no-op status read on every later run.

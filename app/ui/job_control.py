@@ -30,7 +30,8 @@ INTERVAL_SETTINGS = {
 }
 # Internal plumbing the user has no reason to pause (proves the host is alive between runs).
 # The embedding backlog's start-up kick runs once; the backlog itself shows in the status bar.
-HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim", "embedding-backlog"})
+# The vector file's upkeep (a version read a minute) follows the index job's lease and needs no say.
+HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim", "embedding-backlog", "vector-files"})
 
 
 @dataclass(frozen=True, slots=True)

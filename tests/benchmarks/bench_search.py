@@ -348,10 +348,12 @@ def _disk(data_dir: Path, size: int) -> None:
 
     total = du(data_dir)
     vectors = du(data_dir / "vectors.lance")
+    mapped = du(data_dir / "vectors.mmap")  # the memory-mapped vector file (vector_file.py)
+    rest = total - vectors - mapped
     print(
         f"  disk: {total / 2**20:.0f} MB in all, {total / size / 1024:.2f} KB a message "
-        f"(vectors and their indexes {vectors / size / 1024:.2f} KB, SQLite and the rest "
-        f"{(total - vectors) / size / 1024:.2f} KB)"
+        f"(vectors and their indexes {vectors / size / 1024:.2f} KB, the memory-mapped vector file "
+        f"{mapped / size / 1024:.2f} KB, SQLite and the rest {rest / size / 1024:.2f} KB)"
     )
 
 

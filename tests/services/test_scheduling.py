@@ -15,6 +15,7 @@ def test_register_jobs_covers_forgetting_and_insights(services: Services) -> Non
     assert any("forget" in job_id for job_id in ids)
     assert "index-repair" in ids  # the only automatic repair, off every request path
     assert "index-vectors" in ids  # large archives' approximate index, off every request path
+    assert "vector-files" in ids  # large archives' memory-mapped vectors, rebuilt after compactions
     assert "embedding-backlog" in ids  # rows stored but not embedded are embedded after start-up
     for job in scheduler.get_jobs():
         assert job.max_instances == 1 and job.coalesce

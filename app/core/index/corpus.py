@@ -85,6 +85,9 @@ class Corpus:
         self.project_min_rows = PROJECT_MIN_ROWS
         self.projected_dimensions = PROJECTED_DIMENSIONS
         self.background_load_rows = 0  # a copy this large loads in the background (vector_cache.py)
+        # From this many rows the index job keeps a memory-mapped file of the vectors
+        # (vector_file.py); 0 = never (kinds whose keys are not message ids).
+        self.vector_file_min_rows = 0
         self._caches: dict[str, VectorMatrixCache] = {}
         self._indexes: dict[str, AnnIndex] = {}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,8 @@ import pyarrow.compute as pc
 # Keys are message ids; a map indexed by key stays small (8 bytes a slot) unless ids are sparse.
 _MAX_SLOTS_PER_ROW = 4
 _MIN_SLOTS = 1 << 20
+# Vectors of keys (key -> its row id now) still held unchanged elsewhere: the mapped file.
+Stored = Callable[[Mapping[str, int], int], dict[str, np.ndarray]]
 
 
 class RowIds:
@@ -40,10 +42,12 @@ class RowIds:
         self.builds = 0
 
     def take(
-        self, table: Any, keys: Sequence[str], dimensions: int
+        self, table: Any, keys: Sequence[str], dimensions: int, stored: Stored | None = None
     ) -> tuple[dict[str, np.ndarray], set[str]]:
         """The stored vectors of those `keys` this map can serve by row id, and the keys it settled
-        (served, or known to have no row at this version); the others need the key filter."""
+        (served, or known to have no row at this version); the others need the key filter.
+        `stored` (the memory-mapped file, vector_file.py) serves the rows it holds unchanged
+        before LanceDB is asked for the rest."""
         version = int(table.version)
         slots = self._fresh(table, version)
         if slots is None:
@@ -61,12 +65,19 @@ class RowIds:
                 absent.add(key)
         if not wanted:
             return {}, absent
-        data = table.take_row_ids(list(wanted.values())).select(["key", "vector"]).to_arrow()
+        # A row id names one physical row, whose vector never changes: what the file serves for
+        # the ids of this version stands even if a commit lands meanwhile.
+        mapped = stored(wanted, dimensions) if stored is not None else {}
+        rest = [slot for key, slot in wanted.items() if key not in mapped]
+        if not rest:
+            return mapped, absent | set(mapped)
+        data = table.take_row_ids(rest).select(["key", "vector"]).to_arrow()
         if int(table.version) != version:  # a commit landed meanwhile: the ids may name other rows
-            return {}, set()
+            return mapped, set(mapped)
         flat = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
         matrix = flat.reshape(len(data), dimensions)
         served = {k: v for k, v in zip(data.column("key").to_pylist(), matrix, strict=True) if k in wanted}
+        served.update(mapped)
         return served, absent | set(served)
 
     def _fresh(self, table: Any, version: int) -> np.ndarray | None:

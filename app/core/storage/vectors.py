@@ -8,6 +8,7 @@ metadata columns needed for prefiltering; SQLite stays the source of truth.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -27,6 +28,7 @@ import pyarrow.compute as pc
 from app.core.errors import StorageError
 from app.core.index.filters import Filter, OneOf, to_lance, to_mask
 from app.core.storage import faults
+from app.core.storage.vector_file import VectorFile, erase, file_path
 from app.core.storage.vector_rowids import RowIds
 
 log = logging.getLogger(__name__)
@@ -92,6 +94,8 @@ class VectorCollection:
         self.local_writes = 0
         self._listeners: list[Callable[[Change], None]] = []
         self._rowids = RowIds()
+        # The stored vectors as a memory-mapped file, where one was built (vector_file.py).
+        self.file = VectorFile(file_path(store.files, name), self.path) if store.files else None
 
     @property
     def path(self) -> Path:
@@ -135,6 +139,8 @@ class VectorCollection:
         """Forget the open table and the row-id map (idle release); the next use reopens them."""
         self._table = None
         self._rowids = RowIds()
+        if self.file is not None:
+            self.file.release()
 
     def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[dict[str, Any]]) -> None:
         """Insert or replace vectors; `rows[i]` holds the prefilter column values for `keys[i]`."""
@@ -180,7 +186,24 @@ class VectorCollection:
             where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
             self.local_writes += 1
             result = self._store.retry(partial(self.table.delete, where))
+            self._erase_from_file(keys[start : start + 500])
             self._told(Change("delete", keys[start : start + 500], version=_version(result)))
+
+    def _erase_from_file(self, keys: Sequence[str]) -> None:
+        """A deleted vector leaves the mapped file with the LanceDB row (zeroed in place); a file
+        that cannot be written is removed instead, never left holding it."""
+        if self.file is None:
+            return
+        try:
+            erase(self.file.path, keys)
+        except OSError:
+            log.warning("could not erase from %s; removing the file", self.file.path, exc_info=True)
+            try:
+                self.file.remove()
+            except OSError as exc:
+                raise faults.from_os_error(exc, self.file.path) or StorageError(
+                    f"deleted vectors may remain in {self.file.path}: {exc}; delete that file"
+                ) from exc
 
     def search(
         self,
@@ -226,11 +249,13 @@ class VectorCollection:
 
     def vectors_of(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of `keys` (those that have one): by row id where the row map serves
-        (vector_rowids.py), the rest through the B-tree on `key`."""
+        (vector_rowids.py), from the memory-mapped file for rows it holds unchanged
+        (vector_file.py), else from LanceDB; the rest through the B-tree on `key`."""
         if not keys:
             return {}
+        stored = self.file.take if self.file is not None else None
         try:
-            served, settled = self._rowids.take(self.table, keys, self.dimensions)
+            served, settled = self._rowids.take(self.table, keys, self.dimensions, stored)
         except Exception:  # only a shortcut: the key filter below gives the same vectors
             log.warning("row-id lookup failed on %s; using the key filter", self.name, exc_info=True)
             served, settled = {}, set()
@@ -308,8 +333,19 @@ class VectorStore:
     searches. They are bounded here, and `release` drops the connection, its tables and caches
     (idle release); the next use opens them again."""
 
-    def __init__(self, path: Path, *, index_cache_mb: int = 512, metadata_cache_mb: int = 128) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        index_cache_mb: int = 512,
+        metadata_cache_mb: int = 128,
+        vector_files: bool = True,
+    ) -> None:
         self.path = path
+        # Memory-mapped copies of large collections' vectors (vector_file.py), beside the tables:
+        # derived data, rebuilt from them, never in a backup. None: not used. POSIX only: Windows
+        # cannot rename a file over one another process has mapped, which the swap relies on.
+        self.files: Path | None = path.with_suffix(".mmap") if vector_files and os.name == "posix" else None
         self.index_cache_mb = index_cache_mb
         self.metadata_cache_mb = metadata_cache_mb
         try:
@@ -368,7 +404,11 @@ class VectorStore:
     def drop(self, kind: str, model_id: str, dimensions: int) -> None:
         """Remove a whole collection (a model no longer in use after a completed switch)."""
         name = collection_name(kind, model_id, dimensions)
-        self._collections.pop(name, None)
+        dropped = self._collections.pop(name, None)
+        if dropped is not None and dropped.file is not None:
+            dropped.file.remove()
+        elif self.files is not None:
+            file_path(self.files, name).unlink(missing_ok=True)
         # The local connection takes `ignore_missing`; the base class's signature does not name it.
         self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))  # type: ignore[call-arg]
 
