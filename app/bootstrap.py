@@ -184,6 +184,7 @@ def build_services(
     for corpus in (processor.corpus, keys.corpus if keys is not None else None):
         if corpus is not None:
             corpus.rescore_rows = settings.search.vector_rescore_rows
+    processor.corpus.vector_engine = settings.search.vector_engine  # the messages' leg only
     if keys is not None:
         keys.corpus.max_cached_rows = settings.search.key_copy_max_rows
         # A large key copy (~180k keys at 100k messages) takes ~1.5 s to load: the first search
