@@ -174,7 +174,9 @@ class Corpus:
         if self.vector_engine != "faiss":
             return FaissWork("none")
         leg = self.faiss()
-        work = maintain_faiss(leg.collection, leg.files, min_rows=self.ann(leg.collection).min_rows, repair=repair)
+        work = maintain_faiss(
+            leg.collection, leg.files, min_rows=self.ann(leg.collection).min_rows, repair=repair
+        )
         if work.action != "none":
             leg.reopen()
         return work

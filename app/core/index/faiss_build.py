@@ -56,7 +56,9 @@ def _batches(collection: VectorCollection) -> Iterator[tuple[np.ndarray, np.ndar
         yield integer_keys(batch.column("key")), vectors.reshape(batch.num_rows, collection.dimensions)
 
 
-def build(collection: VectorCollection, files: FaissFiles, *, partition_rows: int = PARTITION_ROWS) -> FaissMeta:
+def build(
+    collection: VectorCollection, files: FaissFiles, *, partition_rows: int = PARTITION_ROWS
+) -> FaissMeta:
     """Train a new index on every row now stored and write it as the current generation."""
     faiss = faiss_module()
     if faiss is None:

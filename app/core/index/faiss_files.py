@@ -155,7 +155,9 @@ class FaissFiles:
     def _drop_others(self, *, keep: int, previous: FaissMeta | None) -> None:
         for path in self.directory.iterdir():
             name = path.name
-            if name[:6].isdigit() and int(name[:6]) != keep or ".tmp-" in name and name.endswith(str(os.getpid())):
+            older = name[:6].isdigit() and int(name[:6]) != keep
+            ours_unfinished = ".tmp-" in name and name.endswith(str(os.getpid()))
+            if older or ours_unfinished:
                 try:
                     path.unlink()
                 except OSError:  # Windows: a reader still maps it; the next write tries again

@@ -74,4 +74,6 @@ def row_filter(
 
 def _keys(table: Any, expression: str | None) -> np.ndarray:
     data = table.search().where(expression).select(["key"]).limit(None).to_arrow()
-    return np.sort(integer_keys(data.column("key").combine_chunks() if len(data) else pa.array([], pa.string())))
+    return np.sort(
+        integer_keys(data.column("key").combine_chunks() if len(data) else pa.array([], pa.string()))
+    )

@@ -67,7 +67,12 @@ class _Opened:
 
 class FaissLeg:
     def __init__(
-        self, collection: VectorCollection, files: FaissFiles, share: Callable[[Term], float], *, nprobe: int = NPROBE
+        self,
+        collection: VectorCollection,
+        files: FaissFiles,
+        share: Callable[[Term], float],
+        *,
+        nprobe: int = NPROBE,
     ) -> None:
         self.collection = collection
         self.files = files
@@ -102,7 +107,7 @@ class FaissLeg:
             meta = self.files.current()
             if meta is None:
                 return None  # not built yet: LanceDB's index serves until the job builds it
-            if opened is not None and opened.meta.generation == meta.generation:
+            if opened is not None and opened.meta == meta:  # a rebuild after removal reuses numbers
                 return opened
             faiss = faiss_module()
             assert faiss is not None  # files.current() needs none, but the job wrote them with it
@@ -142,7 +147,9 @@ class FaissLeg:
     def release(self) -> int:
         """Unmap the index and drop the tail and filters (idle release); bytes of the tail."""
         with self._lock:
-            held = self._tail.nbytes + sum(f.bits.nbytes if f.bits is not None else 0 for _, f in self._filters.values())
+            held = self._tail.nbytes + sum(
+                f.bits.nbytes if f.bits is not None else 0 for _, f in self._filters.values()
+            )
             self._opened, self._filters, self._version = None, {}, None
             self._tail_keys, self._tail = np.empty(0, np.int64), self._tail[:0]
         return held
@@ -155,6 +162,7 @@ class FaissLeg:
             return None
         self.used_at = time.monotonic()
         faiss = faiss_module()
+        assert faiss is not None  # an index was opened with it
         rows = self._row_filter(opened, where, faiss)
         query = np.ascontiguousarray(vector, dtype=np.float32)[None, :]
         fetch = limit * refine_factor(limit)
@@ -164,7 +172,12 @@ class FaissLeg:
             if rows.selector is not None:
                 params.sel = rows.selector
                 if rows.count <= NARROW_MAX_ROWS:  # fewer rows kept: probe further (narrow.py)
-                    scaled = narrow_probes(rows.count, opened.meta.partitions, probes=self.nprobe, narrow_max_rows=NARROW_MAX_ROWS)
+                    scaled = narrow_probes(
+                        rows.count,
+                        opened.meta.partitions,
+                        probes=self.nprobe,
+                        narrow_max_rows=NARROW_MAX_ROWS,
+                    )
                     params.nprobe = scaled or opened.meta.partitions
             _, ids = opened.index.search(query, fetch, params=params)
             found = [int(opened.keys[i]) for i in ids[0] if i >= 0]
@@ -182,7 +195,9 @@ class FaissLeg:
         if len(rows.dropped) and stored:
             kept = ~np.isin(np.asarray([int(k) for k in stored], np.int64), rows.dropped)
             stored = {k: v for (k, v), ok in zip(stored.items(), kept, strict=True) if ok}
-        scored = sorted(((float(v @ query[0]), k) for k, v in stored.items()), key=lambda s: (-s[0], int(s[1])))
+        scored = sorted(
+            ((float(v @ query[0]), k) for k, v in stored.items()), key=lambda s: (-s[0], int(s[1]))
+        )
         return [VectorHit(k, s) for s, k in scored[:limit]]
 
     def _row_filter(self, opened: _Opened, where: Filter, faiss: Any) -> RowFilter:
@@ -191,7 +206,9 @@ class FaissLeg:
             cached = self._filters.get(where)
         if cached is not None and cached[0] == version:
             return cached[1]
-        rows = row_filter(where, self.collection.table, self.share, opened.positions_of, opened.meta.rows, faiss)
+        rows = row_filter(
+            where, self.collection.table, self.share, opened.positions_of, opened.meta.rows, faiss
+        )
         with self._lock:
             if len(self._filters) >= _MAX_FILTERS:
                 self._filters.clear()
@@ -225,7 +242,11 @@ class FaissLeg:
                 stay = ~np.isin(self._tail_keys, keys)
                 self._tail_keys = np.concatenate([self._tail_keys[stay], keys])
                 self._tail = np.concatenate([self._tail[stay], np.asarray(change.vectors, np.float32)])
-            if change.version is not None and self._version is not None and change.version == self._version + 1:
+            if (
+                change.version is not None
+                and self._version is not None
+                and change.version == self._version + 1
+            ):
                 self._version = change.version  # ours alone: no catch-up needed for it
 
     def _catch_up_later(self) -> None:

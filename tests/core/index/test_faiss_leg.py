@@ -55,11 +55,17 @@ def test_filters_recall_and_exact_cosines(setup) -> None:
     channel = live.and_(Eq("channel", "c7"))  # 120 rows: narrow, probed further
     found = wanted = 0
     for query in _clustered(rng, 20):
-        for where, allowed in ((Filter(), ids >= 0), (live, ids % 20 != 0), (channel, (ids % 50 == 7) & (ids % 20 != 0))):
+        for where, allowed in (
+            (Filter(), ids >= 0),
+            (live, ids % 20 != 0),
+            (channel, (ids % 50 == 7) & (ids % 20 != 0)),
+        ):
             hits = leg.search(query, 10, where)
             assert hits is not None
             assert all(allowed[int(h.key)] for h in hits)
-            assert np.allclose([h.similarity for h in hits], [vectors[int(h.key)] @ query for h in hits], atol=1e-5)
+            assert np.allclose(
+                [h.similarity for h in hits], [vectors[int(h.key)] @ query for h in hits], atol=1e-5
+            )
             want = _exact(vectors, query, allowed)
             found += len(set(want) & {h.key for h in hits})
             wanted += len(want)
@@ -67,7 +73,7 @@ def test_filters_recall_and_exact_cosines(setup) -> None:
 
 
 def test_changed_columns_new_rows_and_deletions(setup, tmp_path) -> None:
-    store, collection, files, leg, vectors, rng = setup
+    _store, collection, files, leg, vectors, rng = setup
     query = vectors[11]
     where = Filter((Eq("user_id", "u"), Eq("archived", False), OneOf("tier", ("short",))))
     first = leg.search(query, 5, where)
