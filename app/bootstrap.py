@@ -235,6 +235,13 @@ def build_services(
         memory.deletion.hooks.append(keys.on_messages_deleted)
         forgetting.runner.archive_hooks.append(keys.on_messages_archived)
         forgetting.runner.restore_hooks.append(keys.on_messages_restored)
+
+    # A deleted message's faiss codes go at once, before LanceDB's purge (search.vector_engine).
+    def forget_faiss(_user: str, erased: list[Any]) -> dict[str, int]:
+        processor.corpus.forget_faiss([str(r.id) for r in erased])
+        return {}  # nothing the deletion report names: the codes are derived data
+
+    memory.deletion.hooks.append(forget_faiss)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(

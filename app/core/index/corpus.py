@@ -10,6 +10,7 @@ and a BM25 leg, both under one typed filter, returned as ranked evidence for the
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -22,8 +23,8 @@ from sqlalchemy.orm import Session
 
 from app.core.embeddings.base import Embedder
 from app.core.index.ann import AnnIndex
-from app.core.index.faiss_build import FaissWork, maintain_faiss
-from app.core.index.faiss_files import FaissFiles
+from app.core.index.faiss_build import FaissWork, maintain_faiss, remove_keys
+from app.core.index.faiss_files import FaissFileError, FaissFiles
 from app.core.index.faiss_leg import FaissLeg
 from app.core.index.filters import Filter, to_mask, to_sql
 from app.core.index.lease import WriterLeases
@@ -37,6 +38,8 @@ from app.core.storage.vector_cache import (
     VectorMatrixCache,
 )
 from app.core.storage.vectors import VectorCollection, VectorStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,28 @@ class Corpus:
         if work.action != "none":
             leg.reopen()
         return work
+
+    def forget_faiss(self, keys: Sequence[str]) -> int:
+        """Remove deleted rows' codes from the faiss index files at once (privacy: they must not
+        outlive LanceDB's purge of the rows); the count removed. Searches never return them
+        anyway (re-scoring drops rows without a vector). If another process holds the index
+        lease (a build under way), its next run removes them instead."""
+        if self.vector_engine != "faiss" or not keys:
+            return 0
+        leg = self.faiss()
+        lease = f"vector-index:{self.kind}"
+        if self.leases is not None and self.leases.live(lease):
+            log.info("faiss index busy in another process: deleted rows' codes go at its next run")
+            return 0
+        try:
+            with self.leases.hold(lease) if self.leases is not None else nullcontext():
+                removed = remove_keys(leg.files, np.asarray([int(k) for k in keys], dtype=np.int64))
+        except FaissFileError as exc:  # an unusable index is rebuilt from LanceDB, without them
+            log.warning("faiss index of %s unusable (%s); the index job rebuilds it", self.kind, exc)
+            return 0
+        if removed:
+            leg.reopen()
+        return removed
 
     # -- writes -------------------------------------------------------------------------------
     def writing(self) -> AbstractContextManager[None]:

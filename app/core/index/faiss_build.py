@@ -134,6 +134,21 @@ def _without(index: Any, positions: np.ndarray) -> Any:
     return index
 
 
+def remove_keys(files: FaissFiles, keys: np.ndarray) -> int:
+    """Remove the codes of `keys` now (a deletion, before LanceDB's purge): a new generation
+    without them; the count removed (0: none of them indexed, nothing written)."""
+    meta = files.current()
+    if meta is None:
+        return 0
+    at = np.flatnonzero(np.isin(files.keys(meta), keys))
+    if not len(at):
+        return 0
+    index, held = files.load_for_writing(meta)
+    index = _without(index, at)
+    files.write(index, np.delete(held, at), trained_rows=meta.trained_rows)
+    return len(at)
+
+
 def needs_retrain(meta: FaissMeta) -> bool:
     return meta.rows > meta.trained_rows * (1 + RETRAIN_SHARE)
 

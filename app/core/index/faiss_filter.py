@@ -56,7 +56,7 @@ def row_filter(
     selective = Filter(tuple(t for t in where.terms if t not in broad))
     kept = _keys(table, to_lance(selective)) if selective.terms else None
     dropped = _keys(table, f"NOT ({to_lance(Filter(broad))})") if broad else np.empty(0, np.int64)
-    if kept is None and not len(dropped) and not broad:
+    if kept is None and not len(dropped):  # nothing to leave out (one user, nothing archived)
         return RowFilter(None, dropped, None, None, size)
     mask = np.zeros(size, dtype=bool)
     if kept is None:

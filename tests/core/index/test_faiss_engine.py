@@ -75,6 +75,10 @@ def test_archived_and_deleted_messages_leave_at_once_and_the_job_drops_their_cod
     assert top[0] in _leg(corpus, text, services, SearchFilters(include_archived=True))
     services.memory.delete(int(top[1]))
     assert top[1] not in _leg(corpus, text, services, SearchFilters(include_archived=True))
+    # Its codes left the index files with the deletion itself, before any job run (privacy).
+    files = corpus.faiss().files
+    assert int(top[1]) not in set(files.keys(files.current()).tolist())
+    assert len(list(files.directory.iterdir())) == 3  # one generation (index, keys) and current.json
     # New messages are found before the job adds them to the index.
     added = services.memory.ingest([make_message(900, content="zebra quartz nebula", channel="c1")]).ids
     found = _leg(corpus, "zebra quartz nebula", services)
