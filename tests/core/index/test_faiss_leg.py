@@ -39,6 +39,7 @@ def setup(tmp_path):
     files = FaissFiles(tmp_path / "vectors.ivf" / collection.name)
     build(collection, files)
     leg = FaissLeg(collection, files, AnnIndex(collection).share, nprobe=4)
+    leg.catch_up_every_s = 0.0  # other processes' rows caught up at once (5 s apart in the app)
     return store, collection, files, leg, vectors, rng
 
 
