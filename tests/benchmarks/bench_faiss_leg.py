@@ -14,6 +14,7 @@ On a COPY of a bulk-built archive (`locomo-bulk-1000000`), with `search.vector_e
    same search whose leg is answered exactly.
 
     python tests/benchmarks/bench_faiss_leg.py --data-dir COPY [--queries 98] [--whole] [--exact]
+        [--nprobe 80] [--no-leg]
 
 Needs `faiss-cpu` and `../shared/data`; peak ~4.5 GB (the exact copy and its float32 dump).
 """
@@ -204,6 +205,7 @@ def main() -> int:
     parser.add_argument("--whole", action="store_true")
     parser.add_argument("--exact", action="store_true", help="whole searches: agreement with the exact leg")
     parser.add_argument("--no-leg", action="store_true")
+    parser.add_argument("--nprobe", type=int, default=0, help="the faiss leg's probes (0: faiss_leg.NPROBE)")
     args = parser.parse_args()
     try:
         import faiss  # noqa: F401
@@ -220,7 +222,13 @@ def main() -> int:
     )
     services = build_services(settings, embedder=build_embedder(settings.embedding))
     corpus = services.processor.corpus
-    print(f"load average {os.getloadavg()[0]:.1f}; rows {corpus.collection.count():,}", flush=True)
+    if args.nprobe:
+        corpus.faiss().nprobe = args.nprobe
+    print(
+        f"faiss probes {corpus.faiss().nprobe}; load average {os.getloadavg()[0]:.1f}; "
+        f"rows {corpus.collection.count():,}",
+        flush=True,
+    )
     wall, cpu = time.perf_counter(), time.process_time()
     work = corpus.maintain_faiss()
     print(
