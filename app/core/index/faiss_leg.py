@@ -85,7 +85,7 @@ class FaissLeg:
         self._files_checked = 0.0
         self._version: int | None = None  # table version the filters and tail reflect
         self._version_checked = 0.0
-        self._filters: dict[Filter, tuple[int, RowFilter]] = {}
+        self._filters: dict[Filter, tuple[tuple[int, FaissMeta], RowFilter]] = {}
         self._tail_keys = np.empty(0, np.int64)  # rows not in the index (newest last)
         self._tail = np.zeros((0, collection.dimensions), np.float32)
         self._catching_up = False
@@ -207,7 +207,8 @@ class FaissLeg:
         version = self._current_version()
         with self._lock:
             cached = self._filters.get(where)
-        if cached is not None and cached[0] == version:
+        # Positions are the generation's: a filter made for another generation is not this one's.
+        if cached is not None and cached[0] == (version, opened.meta):
             return cached[1]
         rows = row_filter(
             where, self.collection.table, self.share, opened.positions_of, opened.meta.rows, faiss
@@ -215,7 +216,7 @@ class FaissLeg:
         with self._lock:
             if len(self._filters) >= _MAX_FILTERS:
                 self._filters.clear()
-            self._filters[where] = (version, rows)
+            self._filters[where] = ((version, opened.meta), rows)
         return rows
 
     def _current_version(self) -> int:
