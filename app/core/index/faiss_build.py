@@ -32,6 +32,8 @@ TRAIN_ROWS_PER_PARTITION = 256  # faiss's own advice for k-means; 256k rows at 1
 # share of the rows (as ann.RETRAIN_DELTAS does for LanceDB's index).
 RETRAIN_SHARE = 0.2
 BATCH_ROWS = 8192
+# New rows a run adds at the least (2 % of a small index): LanceDB's REFRESH_UNINDEXED_ROWS.
+EXTEND_NEW_ROWS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,9 @@ def build(
     return meta
 
 
-def extend(collection: VectorCollection, files: FaissFiles, meta: FaissMeta) -> FaissWork:
+def extend(
+    collection: VectorCollection, files: FaissFiles, meta: FaissMeta, *, min_new: int = 1
+) -> FaissWork:
     """Add the rows the index lacks and remove the keys LanceDB no longer holds (a new generation
     only when something changed)."""
     table = collection.table
@@ -96,7 +100,9 @@ def extend(collection: VectorCollection, files: FaissFiles, meta: FaissMeta) -> 
     held = files.keys(meta)
     gone = ~np.isin(held, present)
     new = ~np.isin(present, held)
-    if not gone.any() and not new.any():
+    if not gone.any() and new.sum() < min_new:
+        # Each write is a whole new generation (~400 MB at 1M): new rows wait in the searches'
+        # tails until there are enough of them, as LanceDB's refresh waits for 20k.
         return FaissWork("none")
     index, held = files.load_for_writing(meta)
     if gone.any():
@@ -176,4 +182,4 @@ def maintain_faiss(
     if needs_retrain(meta):
         built = build(collection, files)
         return FaissWork("retrain", added=built.rows)
-    return extend(collection, files, meta)
+    return extend(collection, files, meta, min_new=min(EXTEND_NEW_ROWS, max(1, meta.rows // 50)))
