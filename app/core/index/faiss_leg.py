@@ -112,11 +112,8 @@ class FaissLeg:
                 return None  # not built yet: LanceDB's index serves until the job builds it
             if opened is not None and opened.meta == meta:  # a rebuild after removal reuses numbers
                 return opened
-            faiss = faiss_module()
-            assert faiss is not None  # files.current() needs none, but the job wrote them with it
-            faiss.omp_set_num_threads(1)  # one query at a time: threads cost more than they gain
-            index, keys = self.files.open(meta)
-        except (FaissFileError, AssertionError) as exc:
+            index, keys = self.files.open(meta)  # FaissFileError too where faiss is not installed
+        except FaissFileError as exc:
             if self._broken is None:
                 log.warning(
                     "faiss index of %s unusable (%s): LanceDB's index answers; the index job or "
@@ -126,6 +123,9 @@ class FaissLeg:
                 )
             self._broken = (str(exc), now)
             return opened
+        faiss = faiss_module()
+        if faiss is not None:
+            faiss.omp_set_num_threads(1)  # one query at a time: threads cost more than they gain
         order = np.argsort(keys, kind="stable")
         fresh = _Opened(meta, index, keys, order, np.asarray(keys)[order])
         with self._lock:
