@@ -90,6 +90,7 @@ class IndexService:
                 **status.to_dict(),
                 "approximate": status.index_type is not None,
                 "builds_at_rows": ann.min_rows,
+                "faiss": k.corpus.faiss_status(),
             }
         return out
 

@@ -184,6 +184,25 @@ class Corpus:
             leg.reopen()
         return work
 
+    def faiss_status(self) -> dict[str, Any] | None:
+        """The faiss index as `GET /api/index` and doctor show it (None: not the engine, or
+        never built)."""
+        if self.vector_engine != "faiss":
+            return None
+        leg = self.faiss()
+        try:
+            meta = leg.files.current()
+        except FaissFileError as exc:
+            return {"rows": 0, "partitions": 0, "disk_bytes": leg.files.disk_bytes(), "unusable": str(exc)}
+        if meta is None:
+            return None
+        return {
+            "rows": meta.rows,
+            "partitions": meta.partitions,
+            "disk_bytes": leg.files.disk_bytes(),
+            "unusable": leg.broken,
+        }
+
     def forget_faiss(self, keys: Sequence[str]) -> int:
         """Remove deleted rows' codes from the faiss index files at once (privacy: they must not
         outlive LanceDB's purge of the rows); the count removed. Searches never return them

@@ -48,6 +48,8 @@ def test_the_job_builds_it_and_searches_agree_with_lancedb(faiss_services) -> No
     leg = corpus.faiss()
     meta = leg.files.current()
     assert meta is not None and meta.rows == 400
+    shown = services.index.vector_indexes()["message"]["faiss"]  # GET /api/index, doctor --json
+    assert shown["rows"] == 400 and shown["unusable"] is None and shown["disk_bytes"] > 0
     assert (leg.files.directory.parent.name, leg.files.directory.parent.parent) == (
         "vectors.ivf",
         services.layout.root,
@@ -110,6 +112,7 @@ def test_idle_release_unmaps_and_repair_rebuilds_a_corrupt_index(faiss_services)
     (leg.files.directory / f"{meta.generation:06d}.keys.npy").write_bytes(b"garbage")
     leg.release()
     assert leg.search(corpus.embedder.embed_query("coffee harbor"), 10, Filter()) is None
+    assert "could not be read" in services.index.vector_indexes()["message"]["faiss"]["unusable"]
     assert _leg(corpus, "coffee harbor", services) == before  # LanceDB answered meanwhile
     services.index.repair(full=True)  # what `strata doctor --repair` runs
     assert leg.files.current().built_at > meta.built_at
