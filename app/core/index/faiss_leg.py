@@ -283,6 +283,14 @@ class FaissLeg:
             if opened is None:
                 return
             table = self.collection.table
+            with self._lock:
+                nothing_new = not len(self._tail_keys) and int(table.count_rows()) == opened.meta.rows
+            if nothing_new:
+                # As many rows as the index holds, and deletions leave it at once (the deletion
+                # hook; the job otherwise): nothing to read. Saves reading every key after each
+                # idle release (~0.5 s of CPU at 1M).
+                self.catch_ups += 1
+                return
             keys, rowids = vector_sync.read_ids(table)  # ~0.2 s at 1M rows, keys and ids only
             present = integer_keys_or_none(list(keys))
             if present is None:
