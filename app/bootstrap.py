@@ -187,6 +187,7 @@ def build_services(
             corpus.rescore_rows = settings.search.vector_rescore_rows
     # The messages' stored vectors in a memory-mapped file past this size (vector_file.py).
     processor.corpus.vector_file_min_rows = settings.search.vector_file_min_rows
+    processor.corpus.vector_engine = settings.search.vector_engine  # the messages' leg only
     if keys is not None:
         keys.corpus.max_cached_rows = settings.search.key_copy_max_rows
         # A large key copy (~180k keys at 100k messages) takes ~1.5 s to load: the first search
@@ -237,6 +238,13 @@ def build_services(
         memory.deletion.hooks.append(keys.on_messages_deleted)
         forgetting.runner.archive_hooks.append(keys.on_messages_archived)
         forgetting.runner.restore_hooks.append(keys.on_messages_restored)
+
+    # A deleted message's faiss codes go at once, before LanceDB's purge (search.vector_engine).
+    def forget_faiss(_user: str, erased: list[Any]) -> dict[str, int]:
+        processor.corpus.forget_faiss([str(r.id) for r in erased])
+        return {}  # nothing the deletion report names: the codes are derived data
+
+    memory.deletion.hooks.append(forget_faiss)
     # Deleting a message also rewrites the summaries that quoted it (deletion means gone).
     memory.deletion.hooks.append(forgetting.on_messages_deleted)
     knowledge = KnowledgeService.build(

@@ -143,10 +143,18 @@ def _ann_detail(state: dict[str, object]) -> str:
     """One kind's approximate vector index in a sentence (an absent one is no fault: exact search)."""
     if not state["approximate"]:
         return f"exact search, {state['rows']} vector(s) (index from {state['builds_at_rows']:,})"
-    return (
+    detail = (
         f"{state['index_type']}, {state['indexed_rows']} of {state['rows']} vector(s) indexed, "
         f"{state['unindexed_rows']} scanned in full until the next refresh"
     )
+    faiss = state.get("faiss")
+    if isinstance(faiss, dict):
+        if faiss.get("unusable"):
+            why = faiss["unusable"]
+            return f"{detail}; faiss index unusable ({why}): `strata doctor --repair` rebuilds it"
+        size = f"{faiss['rows']:,} rows, {faiss['disk_bytes'] / 1e6:.0f} MB"
+        return f"{detail}; searched through a faiss IVF-SQ8 index ({size})"
+    return detail
 
 
 def _file_detail(state: FileStatus) -> str:

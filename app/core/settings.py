@@ -76,6 +76,12 @@ class SearchSettings(BaseModel):
     # (~1.5 KB a message at 384 dimensions), read instead of LanceDB on the large-archive path;
     # 0 = no file (docs/ARCHITECTURE.md, "Stored vectors from a memory-mapped file").
     vector_file_min_rows: int = Field(default=150_000, ge=0)
+    # Past the messages' in-memory limit, which index answers the vector leg: a memory-mapped faiss
+    # IVF-SQ8 index built by the background index job (LanceDB's IVF_SQ answers until it is built,
+    # and whenever it is unusable), or LanceDB's alone. faiss agreed with the exact search at least
+    # as well at 1M (0.840 vs 0.830 identical top 10s) for 0.92-0.97x the CPU a search
+    # (docs/benchmarks.md, "1M: a faiss vector leg").
+    vector_engine: Literal["lancedb", "faiss"] = "faiss"
 
 
 class RetentionRuleSettings(BaseModel):

@@ -97,6 +97,7 @@ class IndexService:
                 **status.to_dict(),
                 "approximate": status.index_type is not None,
                 "builds_at_rows": ann.min_rows,
+                "faiss": k.corpus.faiss_status(),
             }
         return out
 
@@ -113,6 +114,8 @@ class IndexService:
                 reports.append(k.repair(full, step))
             else:
                 reports.append(maintenance.repair(self.db, k.corpus, k.source, full=full, progress=step))
+            if full:  # doctor --repair: a faiss index that does not open is rebuilt (derived data)
+                k.corpus.maintain_faiss(repair=True)
         self.leases.clear_expired()
         return reports
 
@@ -124,7 +127,10 @@ class IndexService:
         done: dict[str, AnnWork] = {}
         for k in self.kinds:
             ann = k.corpus.ann()
-            if ann.plan() == "none":
+            # The faiss leg (search.vector_engine) keeps LanceDB's index too: it answers whenever
+            # faiss cannot (not built yet, a corrupt file), and its scalar indexes serve filters.
+            faiss = k.corpus.vector_engine == "faiss"
+            if ann.plan() == "none" and not faiss:
                 continue
             lease = f"vector-index:{k.corpus.kind}"
             if self.leases.live(lease):
@@ -132,8 +138,21 @@ class IndexService:
             with self.leases.hold(lease):
                 if len(self.leases.live(lease)) > 1:
                     continue  # another process started at the same moment; it does the work
-                done[k.name] = work = ann.maintain()
-            log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
+                if ann.plan() != "none":
+                    done[k.name] = work = ann.maintain()
+                    log.info("vector index of %s: %s in %.1f s", k.name, work.action, work.seconds)
+                if faiss:
+                    started = time.perf_counter()
+                    faiss_work = k.corpus.maintain_faiss()
+                    if faiss_work.action != "none":
+                        log.info(
+                            "faiss index of %s: %s (+%d / -%d rows) in %.1f s",
+                            k.name,
+                            faiss_work.action,
+                            faiss_work.added,
+                            faiss_work.removed,
+                            time.perf_counter() - started,
+                        )
         return done
 
     def prune_vector_versions(self, refreshed: Collection[str] = ()) -> dict[str, PruneReport]:

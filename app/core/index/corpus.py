@@ -10,6 +10,8 @@ and a BM25 leg, both under one typed filter, returned as ranked evidence for the
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -21,6 +23,9 @@ from sqlalchemy.orm import Session
 
 from app.core.embeddings.base import Embedder
 from app.core.index.ann import AnnIndex
+from app.core.index.faiss_build import FaissWork, maintain_faiss, remove_keys
+from app.core.index.faiss_files import FaissFileError, FaissFiles
+from app.core.index.faiss_leg import FaissLeg
 from app.core.index.filters import Filter, to_mask, to_sql
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import LegHit, ranked
@@ -33,6 +38,8 @@ from app.core.storage.vector_cache import (
     VectorMatrixCache,
 )
 from app.core.storage.vectors import VectorCollection, VectorStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +97,10 @@ class Corpus:
         self.vector_file_min_rows = 0
         self._caches: dict[str, VectorMatrixCache] = {}
         self._indexes: dict[str, AnnIndex] = {}
+        # "faiss": past the copy's limit a faiss IVF-SQ8 index answers the vector leg where it is
+        # built and usable, LanceDB's otherwise (search.vector_engine; faiss_leg.py).
+        self.vector_engine = "lancedb"
+        self._faiss: dict[str, FaissLeg] = {}
 
     @property
     def kind(self) -> str:
@@ -130,12 +141,19 @@ class Corpus:
         return cache
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
-        """Drop in-memory vector copies no search used for `idle_seconds`; bytes they held."""
-        return sum(cache.release_if_idle(idle_seconds, now) for cache in list(self._caches.values()))
+        """Drop in-memory vector copies no search used for `idle_seconds`, and unmap the faiss
+        indexes; bytes they held (the mapped codes are file pages, not counted)."""
+        now = time.monotonic() if now is None else now
+        held = sum(cache.release_if_idle(idle_seconds, now) for cache in list(self._caches.values()))
+        for leg in list(self._faiss.values()):
+            if now - leg.used_at >= idle_seconds:
+                held += leg.release()
+        return held
 
     def searched_at(self) -> float | None:
         """`time.monotonic()` of this kind's last vector search in this process (None: never)."""
-        return max((cache.used_at for cache in list(self._caches.values())), default=None)
+        used = [cache.used_at for cache in list(self._caches.values())]
+        return max(used + [leg.used_at for leg in list(self._faiss.values())], default=None)
 
     def ann(self, collection: VectorCollection | None = None) -> AnnIndex:
         """The approximate index of a collection (built by a background job past its size)."""
@@ -145,6 +163,70 @@ class Corpus:
             index = AnnIndex(collection)
             self._indexes[collection.name] = index
         return index
+
+    def faiss(self, collection: VectorCollection | None = None) -> FaissLeg:
+        """The faiss leg of a collection (its files under `vectors.ivf/` beside LanceDB's)."""
+        collection = collection or self.collection
+        leg = self._faiss.get(collection.name)
+        if leg is None:
+            files = FaissFiles(self.vectors.path.parent / "vectors.ivf" / collection.name)
+            leg = FaissLeg(collection, files, self.ann(collection).share)
+            self._faiss[collection.name] = leg
+        return leg
+
+    def maintain_faiss(self, *, repair: bool = False) -> FaissWork:
+        """Build, extend or retrain the faiss index when `search.vector_engine` is "faiss" (the
+        background index job; `repair`: doctor --repair, which also rebuilds an unusable one)."""
+        if self.vector_engine != "faiss":
+            return FaissWork("none")
+        leg = self.faiss()
+        work = maintain_faiss(
+            leg.collection, leg.files, min_rows=self.ann(leg.collection).min_rows, repair=repair
+        )
+        if work.action != "none":
+            leg.reopen()
+        return work
+
+    def faiss_status(self) -> dict[str, Any] | None:
+        """The faiss index as `GET /api/index` and doctor show it (None: not the engine, or
+        never built)."""
+        if self.vector_engine != "faiss":
+            return None
+        leg = self.faiss()
+        try:
+            meta = leg.files.current()
+        except FaissFileError as exc:
+            return {"rows": 0, "partitions": 0, "disk_bytes": leg.files.disk_bytes(), "unusable": str(exc)}
+        if meta is None:
+            return None
+        return {
+            "rows": meta.rows,
+            "partitions": meta.partitions,
+            "disk_bytes": leg.files.disk_bytes(),
+            "unusable": leg.broken,
+        }
+
+    def forget_faiss(self, keys: Sequence[str]) -> int:
+        """Remove deleted rows' codes from the faiss index files at once (privacy: they must not
+        outlive LanceDB's purge of the rows); the count removed. Searches never return them
+        anyway (re-scoring drops rows without a vector). If another process holds the index
+        lease (a build under way), its next run removes them instead."""
+        if self.vector_engine != "faiss" or not keys:
+            return 0
+        leg = self.faiss()
+        lease = f"vector-index:{self.kind}"
+        if self.leases is not None and self.leases.live(lease):
+            log.info("faiss index busy in another process: deleted rows' codes go at its next run")
+            return 0
+        try:
+            with self.leases.hold(lease) if self.leases is not None else nullcontext():
+                removed = remove_keys(leg.files, np.asarray([int(k) for k in keys], dtype=np.int64))
+        except FaissFileError as exc:  # an unusable index is rebuilt from LanceDB, without them
+            log.warning("faiss index of %s unusable (%s); the index job rebuilds it", self.kind, exc)
+            return 0
+        if removed:
+            leg.reopen()
+        return removed
 
     # -- writes -------------------------------------------------------------------------------
     def writing(self) -> AbstractContextManager[None]:
@@ -188,6 +270,8 @@ class Corpus:
         hits = matrix.search(
             vector, pool, lambda columns: to_mask(where, columns, len(matrix_keys(columns))), mask_key=where
         )
+        if hits is None and self.vector_engine == "faiss":  # past the limit: faiss, if built
+            hits = self.faiss(matrix.collection).search(vector, pool, where)
         if hits is None:  # too many rows to hold in memory: LanceDB's approximate index answers
             hits = self.ann(matrix.collection).search(vector, pool, where)
         return ranked([(h.key, h.similarity) for h in hits])
