@@ -213,3 +213,21 @@ def test_turns_are_read_nearest_first_within_the_platform_ties_by_id(services) -
         expected_after = tuple(walk[at + 1 : at + 1 + store.depth_after])
         assert store._turns[key] == (expected_before, expected_after)
         assert tuple(store.rows[key]) == tuple(reference[key]) and store.rows[key].content == row.content
+
+
+def test_the_turns_walk_the_conversation_index(services) -> None:
+    """Each side's turns are one seek on (user_id, platform, channel, timestamp): every step is a
+    turn of the same platform's channel, not every message of a channel name shared by several."""
+    from app.core.search.stored_windows import _statement
+
+    services.memory.ingest([make_message(i, platform=("slack", "discord")[i % 2]) for i in range(20)])
+    with services.db.read() as session:
+        plan = session.connection().exec_driver_sql(
+            f"EXPLAIN QUERY PLAN {_statement(HIT_FIELDS)}", ("[1]", 4, 4)
+        )
+        steps = [str(row[-1]) for row in plan]
+    turns = [s for s in steps if s.startswith("SEARCH m ")]
+    assert len(turns) == 2 and all(
+        "ix_raw_messages_user_platform_channel_timestamp (user_id=? AND platform=? AND channel=?" in s
+        for s in turns
+    ), steps
