@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from itertools import zip_longest
 from typing import Any
@@ -67,9 +67,14 @@ class MessageSearcher:
         # BM25 runs beside the query embedding and vector scan: SQLite, ONNX Runtime and NumPy
         # all release the GIL, so on two cores the keyword leg costs almost no wall time.
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="strata-bm25")
+        # A list question's category evidence (SQLite and regular expressions) is read beside its
+        # named leg's embedding and scan. Its own pool: its task waits only for the named leg's
+        # vector, which the waiting named task sets first, so no wait can close a cycle.
+        self._category_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-kinds")
 
     def close(self) -> None:
         self._keyword_pool.shutdown(wait=True)
+        self._category_pool.shutdown(wait=True)
 
     def search(self, query: MessageQuery) -> list[SearchHit]:
         return self.search_understood(query).hits
@@ -167,9 +172,11 @@ class MessageSearcher:
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
         named = named_future.result() if named_future is not None else ()
+        named_only: set[str] = set()
         if named:
             seen = {h.key for h in vector_hits}
             new = [k for k in named if k not in seen]
+            named_only = set(new)
             # Scored like every other candidate: on their cosine with the query itself.
             own = self.windows.around(self.corpus.matrix(), vector, new, windows=False)
             if own is None and new:
@@ -204,6 +211,14 @@ class MessageSearcher:
             # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
             # "1M: wall-clock critical path").
             todo = store.unread(keys)
+            # A list question's named candidates (~80 a person) mostly never reach the windowed
+            # best: their rows only, in one plain statement; `windows` reads the turns of those
+            # that do. Same hits; CPU p95 of a 1M search -6 % (docs/benchmarks.md, "Lead, session 10").
+            light = [k for k in todo if k in named_only]
+            if light:
+                todo = [k for k in todo if k not in named_only]
+                with self.db.read() as session:
+                    store.add_rows(hit_rows(session, [int(k) for k in light]))
             half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
             self._read_rows(store, todo[len(todo) // 2 :])
             half.result()
@@ -377,10 +392,22 @@ class MessageSearcher:
         nameless = without_names(query.text, mentions)
         if nameless == query.text:
             return ()
-        vector = self.embedder.embed_query(nameless)
-        if self.config.answer_shape:
-            shaped = self._shaped(query.text, mentions)
-            vector = blend(vector, shaped, 0.5) if shaped is not None else vector
+        vector_ready: Future[np.ndarray] = Future()
+        category = asked_category(query.text) if self.config.category_words else None
+        kinds_future = (
+            self._category_pool.submit(self._category_order, query, mentions, category, vector_ready)
+            if category is not None
+            else None
+        )
+        try:
+            vector = self.embedder.embed_query(nameless)
+            if self.config.answer_shape:
+                shaped = self._shaped(query.text, mentions)
+                vector = blend(vector, shaped, 0.5) if shaped is not None else vector
+        except BaseException as exc:
+            vector_ready.set_exception(exc)
+            raise
+        vector_ready.set_result(vector)
         # One order per person, taken in turns: "what do Jon and Gina both like?" needs both
         # people's answers, and one person's messages can be nearer to the question throughout.
         orders = [
@@ -391,7 +418,7 @@ class MessageSearcher:
             for p in sorted(mentions.persons)
         ]
         nearest = [k for turn in zip_longest(*orders) for k in turn if k is not None]
-        kinds = self._category_order(query, mentions, vector)
+        kinds = kinds_future.result() if kinds_future is not None else []
         if kinds and self.config.category_lead:
             nearest = [*kinds, *nearest]
         elif kinds:
@@ -400,14 +427,15 @@ class MessageSearcher:
             nearest = [k for turn in zip_longest(kinds, nearest) for k in turn if k is not None]
         return tuple(dict.fromkeys(nearest))
 
-    def _category_order(self, query: MessageQuery, mentions: Mentions, vector: np.ndarray) -> list[str]:
-        """The named people's messages naming a kind of what a list question asks for, nearest
-        first, at most `category_words` (category_messages.py); empty when off or not asked."""
-        category = asked_category(query.text) if self.config.category_words else None
-        if category is None:
-            return []
+    def _category_order(
+        self, query: MessageQuery, mentions: Mentions, category: str, vector_ready: Future[np.ndarray]
+    ) -> list[str]:
+        """The named people's messages naming a kind of `category` (what a list question asks
+        for), nearest to the named leg's vector first (it is awaited only to order them), at most
+        `category_words` (category_messages.py)."""
 
         def cosines(keys: list[str]) -> Mapping[str, float]:
+            vector = vector_ready.result()
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
             if context is not None:
                 return context.cosines

@@ -112,6 +112,12 @@ class StoredWindows:
         if todo:
             self._read(session, todo)
 
+    def add_rows(self, rows: Mapping[str, Any]) -> None:
+        """Rows read elsewhere (`hit_rows`), without their turns: `windows` reads those if asked."""
+        with self._lock:
+            for key, row in rows.items():
+                self.rows.setdefault(key, row)
+
     def unread(self, keys: Sequence[str]) -> list[str]:
         """Those `keys` not read yet as candidates."""
         return [k for k in dict.fromkeys(keys) if k not in self._read_keys and _is_id(k)]
@@ -194,16 +200,20 @@ class StoredWindows:
         the conversation ends there), so a turn that later joins as a candidate needs no read."""
         found: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]] = {}
         rows: dict[str, Any] = {}
-        # The driver's own cursor, in the session's transaction: ~600 rows a search came back as
-        # SQLAlchemy rows read by name, which cost ~1 ms more (docs/benchmarks.md, `opt16`).
-        # Values are the same (no type processing on driver SQL either way); rows are named
-        # tuples of the columns, read by name like the rows `hit_rows` returns.
-        raw = session.connection().connection.dbapi_connection
-        assert raw is not None
+        # Tuples from the driver's cursor: ~600 rows a search came back as SQLAlchemy rows read
+        # by name, which cost ~1 ms more (docs/benchmarks.md, `opt16`). Executed through the
+        # session (its transaction, error handling and events); the values are the same (no type
+        # processing on driver SQL either way); rows are named tuples of the columns, read by
+        # name like the rows `hit_rows` returns.
+        ids = json.dumps([int(k) for k in keys])
+        result = session.connection().exec_driver_sql(
+            _statement(self.columns), (ids, self.depth_before, self.depth_after)
+        )
+        found_rows = result.cursor.fetchall() if result.cursor is not None else []
+        result.close()
         make, width = _row_type(self.columns)._make, len(self.columns)
         at = self.columns.index("id")
-        ids = json.dumps([int(k) for k in keys])
-        for values in raw.execute(_statement(self.columns), (ids, self.depth_before, self.depth_after)):
+        for values in found_rows:
             key = str(values[at])
             if key not in rows:
                 rows[key] = make(values[:width])

@@ -3,11 +3,13 @@ own format built into a table, and the shipped table."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sqlalchemy import event
 
 from app.core.search.categories import CategoryWords, table_path
 from app.core.search.category_messages import by_kind, naming_kind, person_texts, titled
@@ -166,6 +168,53 @@ def test_a_category_question_reaches_the_named_persons_kind_message(services, tm
     assert "m1" in found()  # on by default, with the shipped table replaced by the small one
     assert "m1" in found(category_words=5)
     assert "m1" in found(category_words=5, category_lead=True, category_max_df=1)
+
+
+class _GatedEmbedder:
+    """The searcher's embedder; the named leg's own embedding (on a search worker) waits until the
+    category evidence has been read, which it can only see if that read runs beside it."""
+
+    def __init__(self, inner, read: threading.Event) -> None:
+        self.inner, self.read, self.in_time = inner, read, []
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def embed_query(self, text: str):
+        if threading.current_thread().name.startswith("strata-bm25"):
+            self.in_time.append(self.read.wait(timeout=2.0))
+        return self.inner.embed_query(text)
+
+
+def test_the_category_evidence_is_read_beside_the_named_legs_embedding(services, tmp_path: Path) -> None:
+    """The people's messages are read and matched against WordNet while the named leg embeds and
+    scans (they need its vector only to be ordered), so a list question does not pay both in turn."""
+    chatter = [
+        make_message(
+            100 + i, channel="john-maria", person="Maria", content=f"John, what do you do all day? ({i})"
+        )
+        for i in range(40)
+    ]
+    john = [make_message(1, channel="john-pool", person="John", content="Off to go swimming with the kids")]
+    services.memory.ingest([*chatter, *john])
+    searcher = services.memory.searcher
+    searcher.categories = CategoryWords(_write_wordnet(tmp_path / "wordnet"))
+    searcher.config = replace(searcher.config, list_pool=1)
+    read = threading.Event()
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        if "json_each" in statement and "person IN" in statement:
+            read.set()
+
+    gated = _GatedEmbedder(searcher.embedder, read)
+    searcher.embedder = gated
+    event.listen(services.db.read_engine, "before_cursor_execute", seen)
+    try:
+        hits = services.memory.search("What activities does John do?", limit=10, loose=True)
+    finally:
+        event.remove(services.db.read_engine, "before_cursor_execute", seen)
+    assert "m1" in [h.message_id for h in hits]
+    assert gated.in_time == [True]
 
 
 def test_any_sense_and_compounds_widen_what_counts(lexicon: CategoryWords) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
+from sqlalchemy import event
 
 from app.core.domain import SearchFilters
 from app.core.search.questions import asks_for_list
@@ -118,3 +120,33 @@ def test_the_index_path_takes_the_named_persons_answer_too(services) -> None:
     served = [(h.id, round(h.score, 5)) for h in services.memory.search(query, limit=10)]
     assert "m1" in _found(services, query)
     assert served == in_memory
+
+
+def test_named_candidates_get_turns_read_only_when_windowed(services) -> None:
+    """On the index path a list question's named candidates are read as rows; only those the
+    ranking windows get their turns read (one statement per side each), and the hits stay those
+    of the in-memory path."""
+    _seed(services)
+    query = "Which cities has John visited?"
+    searcher = services.memory.searcher
+    searcher.config = replace(searcher.config, stored_windowed=1, candidate_pool=5)
+    in_memory = [(h.id, round(h.score, 5)) for h in services.memory.search(query, limit=10)]
+    corpus = searcher.corpus
+    corpus.max_cached_rows = 1  # as a collection past the limit: the index path serves
+    corpus._caches.clear()
+    centres: set[str] = set()
+
+    def seen(_conn, _cursor, statement, parameters, *_args) -> None:
+        # The turns statement binds its centres' ids as one JSON array (stored_windows.py).
+        if "json_each(?1) AS j JOIN raw_messages AS c" in statement:
+            centres.update(str(i) for i in json.loads(parameters[0]))
+
+    event.listen(services.db.read_engine, "before_cursor_execute", seen)
+    try:
+        served = [(h.id, round(h.score, 5)) for h in services.memory.search(query, limit=10)]
+    finally:
+        event.remove(services.db.read_engine, "before_cursor_execute", seen)
+    assert served == in_memory
+    john = {h.id for h in services.memory.search(query, limit=50) if h.person == "John"}
+    assert john and centres  # John's messages were candidates; some turns were read
+    assert not john <= centres  # not every named candidate had its turns read
