@@ -41,7 +41,10 @@ INDEX_TYPE = "IVF_SQ"
 # against 0.988 / 0.980, and 17.2 against 20.3 ms CPU a search (p95 28 against 43), interleaved
 # in one process (docs/benchmarks.md, "1M: wall-clock critical path"). 60 probes: 0.968.
 PARTITION_ROWS = 1000
-NPROBES = 80
+# An index trained for a target partition size (`build`, opt16) probed 100 at a time: Recall@10
+# of the vector leg 0.993 at 14.5 ms CPU (100 LoCoMo questions at 1M), against 0.973 / 13.0 ms
+# with 80 probes, and 0.982 / 17.7 ms for the earlier partition-count index with 80.
+NPROBES = 100
 # An index of ~4,000-row partitions (built before PARTITION_ROWS was 1,000, under the old name)
 # is searched as it was built to be until the background job replaces it (`plan`: "retrain").
 COARSE_PARTITION_ROWS = 4000
@@ -78,6 +81,11 @@ RETRAIN_DELTAS = 8  # index segments added by refreshes before training anew
 # Bitmaps for columns with few distinct values, B-trees for the rest.
 _BITMAP = frozenset({"user_id", "platform", "tier", "archived", "kind"})
 _SCALAR = frozenset({"key", "user_id", "platform", "channel", "person", "tier", "timestamp", "archived"})
+# k-means rounds when training for a target partition size: at 1M, 20 gave Recall@10 0.964 and 50
+# gave 0.973 at 80 probes (the same build time, ~140 s).
+_ITERATIONS = 50
+# Index types built with a target partition size, which LanceDB records and `optimize` keeps.
+_TARGETED = frozenset({"IVF_SQ", "IVF_PQ"})
 VECTOR_INDEX = "vector_ivf1k"  # ~PARTITION_ROWS rows a partition
 COARSE_INDEX = "vector_idx"  # ~COARSE_PARTITION_ROWS rows a partition (earlier builds)
 
@@ -231,10 +239,12 @@ class AnnIndex:
         status = self.status()
         if status.index_type is None:
             return "build" if status.rows >= self.min_rows else "none"
-        if status.segments > RETRAIN_DELTAS or self._vector_index_now() == COARSE_INDEX:
+        coarse = self._vector_index_now() == COARSE_INDEX
+        if status.segments > RETRAIN_DELTAS or coarse or not self.keeps_partitions():
             # Partitions trained on the first rows fit later ones less well: train anew. An index
-            # of the earlier, coarser partitions is trained anew once (~150 s at 1M rows, in the
-            # background; searches use it until the new one is there).
+            # of the earlier, coarser partitions, or one built without its partition size recorded
+            # (which `optimize` re-partitions or already has), is trained anew once (~150 s at 1M
+            # rows, in the background; searches use it until the new one is there).
             return "retrain"
         return "refresh" if status.unindexed_rows >= self.refresh_unindexed_rows else "none"
 
@@ -253,16 +263,22 @@ class AnnIndex:
         from lancedb.index import Bitmap, BTree, HnswSq, IvfPq, IvfSq
 
         rows = self.collection.count()
-        # ~1,000 rows a partition: a probe reads a small slice (PARTITION_ROWS).
-        partitions = max(16, rows // PARTITION_ROWS)
+        # ~1,000 rows a partition: a probe reads a small slice (PARTITION_ROWS). Given as the
+        # target size, not as a partition count: LanceDB records it in the index, and its
+        # `optimize` keeps partitions of that size (it appends new rows as a delta and joins at
+        # most one tiny partition). An index given a count instead is re-partitioned by the first
+        # `optimize` to LanceDB's own 8,192-row target: at 1M, 1,000 partitions became 73, so 80
+        # probes read every row's codes (~3x the CPU a search; docs/benchmarks.md, `opt16`).
         configs = {
             "IVF_PQ": lambda: IvfPq(
                 distance_type="cosine",
-                num_partitions=partitions,
+                target_partition_size=PARTITION_ROWS,
                 num_sub_vectors=self.collection.dimensions // 8,
-                max_iterations=20,
+                max_iterations=_ITERATIONS,
             ),
-            "IVF_SQ": lambda: IvfSq(distance_type="cosine", num_partitions=partitions, max_iterations=20),
+            "IVF_SQ": lambda: IvfSq(
+                distance_type="cosine", target_partition_size=PARTITION_ROWS, max_iterations=_ITERATIONS
+            ),
             "IVF_HNSW_SQ": lambda: HnswSq(distance_type="cosine", num_partitions=max(1, rows // 100_000)),
         }
         config = configs[self.index_type]()
@@ -286,6 +302,16 @@ class AnnIndex:
     def refresh(self) -> None:
         """Add rows written since the last build to every index and compact small fragments."""
         self.collection.optimize()
+
+    def keeps_partitions(self) -> bool:
+        """Whether LanceDB's `optimize` keeps the vector index's partitions as built: the index
+        records our target partition size (see `build`). True without an IVF index to keep."""
+        if self.index_type not in _TARGETED:
+            return True
+        config = next((ix for ix in self.collection.table.list_indices() if ix.name == VECTOR_INDEX), None)
+        if config is None:
+            return True
+        return (config.index_details or {}).get("target_partition_size") == PARTITION_ROWS
 
     def _vector_index_now(self) -> str | None:
         with self._lock:

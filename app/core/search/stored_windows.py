@@ -20,6 +20,9 @@ The window's score is the same arithmetic as the in-memory path's.
 
 from __future__ import annotations
 
+import collections
+import functools
+import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -35,19 +38,33 @@ VectorLookup = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
 
 # Side markers in the statement's output: a candidate's own row, a turn before it, after it.
 _OWN, _BEFORE, _AFTER = 2, 0, 1
-# One part per side and candidate, joined with UNION ALL and written out as SQL text (built with
-# SQLAlchemy the same statement cost ~50 ms of compiling per search). The join finds the centre
-# by its id, so the candidates' rows need not be read first; each side is one index seek.
-_SIDE = {
-    _BEFORE: "SELECT {cols}, c.id, 0 FROM raw_messages AS c JOIN raw_messages AS n ON n.user_id = c.user_id "
-    "AND n.channel = c.channel AND n.platform = c.platform AND (n.timestamp, n.id) < (c.timestamp, c.id) "
-    "WHERE c.id = {c} ORDER BY n.timestamp DESC, n.id DESC LIMIT {n}",
-    _AFTER: "SELECT {cols}, c.id, 1 FROM raw_messages AS c JOIN raw_messages AS n ON n.user_id = c.user_id "
-    "AND n.channel = c.channel AND n.platform = c.platform AND (n.timestamp, n.id) > (c.timestamp, c.id) "
-    "WHERE c.id = {c} ORDER BY n.timestamp, n.id LIMIT {n}",
-}
-# SQLite allows 500 terms in one compound SELECT; a search asks for ~130 (2 per candidate).
-_MAX_TERMS = 400
+# One statement of fixed text for any candidates (their ids bound as one JSON array, the depths as
+# numbers), so SQLite prepares it once per connection. It was one part per side and candidate
+# written out with the ids, ~130 parts a search: SQLite prepared that text anew every search, ~8
+# ms of the ~15 ms CPU it cost at 1M (now ~4.5; docs/benchmarks.md, `opt16`). Each side's turns
+# are one index seek on the (user_id, channel, timestamp) index from the centre, as before; the
+# turns come back in id order here and are put nearest first in `_read`.
+_TURNS = (
+    "SELECT {n}, n.timestamp, c.id, {side} FROM json_each(?1) AS j JOIN raw_messages AS c ON c.id = j.value "
+    "JOIN raw_messages AS n ON n.id IN (SELECT m.id FROM raw_messages AS m WHERE m.user_id = c.user_id "
+    "AND m.platform = c.platform AND m.channel = c.channel AND (m.timestamp, m.id) {op} (c.timestamp, c.id) "
+    "ORDER BY m.timestamp {order}, m.id {order} LIMIT {limit})"
+)
+
+
+@functools.cache
+def _statement(columns: tuple[str, ...]) -> str:
+    """The candidates' rows (side `_OWN`) and their turns, each row's columns followed by its
+    timestamp, its centre's id and its side: ?1 the ids as a JSON array, ?2 and ?3 the turns read
+    before and after each."""
+    names, n = ", ".join(columns), ", ".join(f"n.{c}" for c in columns)
+    own = (
+        f"SELECT {names}, timestamp, id, {_OWN} FROM raw_messages "
+        "WHERE id IN (SELECT value FROM json_each(?1))"
+    )
+    before = _TURNS.format(n=n, side=_BEFORE, op="<", order="DESC", limit="?2")
+    after = _TURNS.format(n=n, side=_AFTER, op=">", order="ASC", limit="?3")
+    return f"{own} UNION ALL {before} UNION ALL {after}"
 
 
 class StoredWindows:
@@ -181,29 +198,42 @@ class StoredWindows:
         """One statement: the rows of `keys` and, for each, its turns each side (`depth_*`).
         A turn's own turns follow from its candidate's when they lie within the read reach (or
         the conversation ends there), so a turn that later joins as a candidate needs no read."""
-        cols = ", ".join(f"n.{c}" for c in self.columns)
-        ids = ", ".join(str(int(k)) for k in keys)
-        names = ", ".join(self.columns)
-        parts = [f"SELECT {names}, id AS centre, {_OWN} AS side FROM raw_messages WHERE id IN ({ids})"]
-        for key in keys:
-            for side, depth in ((_BEFORE, self.depth_before), (_AFTER, self.depth_after)):
-                if depth > 0:
-                    parts.append(f"SELECT * FROM ({_SIDE[side].format(cols=cols, c=int(key), n=int(depth))})")
-        found: dict[str, tuple[list[str], list[str]]] = {}
+        found: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]] = {}
         rows: dict[str, Any] = {}
-        connection = session.connection()
-        for start in range(0, len(parts), _MAX_TERMS):
-            sql = " UNION ALL ".join(parts[start : start + _MAX_TERMS])
-            for row in connection.exec_driver_sql(sql):
-                key, centre = str(row.id), str(row.centre)
-                rows.setdefault(key, row)
-                if row.side != _OWN:
-                    found.setdefault(centre, ([], []))[row.side].append(key)
+        # Tuples from the driver's cursor: ~600 rows a search came back as SQLAlchemy rows read
+        # by name, which cost ~1 ms more (docs/benchmarks.md, `opt16`). Executed through the
+        # session (its transaction, error handling and events); the values are the same (no type
+        # processing on driver SQL either way); rows are named tuples of the columns, read by
+        # name like the rows `hit_rows` returns.
+        ids = json.dumps([int(k) for k in keys])
+        result = session.connection().exec_driver_sql(
+            _statement(self.columns), (ids, self.depth_before, self.depth_after)
+        )
+        found_rows = result.cursor.fetchall() if result.cursor is not None else []
+        result.close()
+        make, width = _row_type(self.columns)._make, len(self.columns)
+        at = self.columns.index("id")
+        for values in found_rows:
+            key = str(values[at])
+            if key not in rows:
+                rows[key] = make(values[:width])
+            side = values[width + 2]
+            if side != _OWN:
+                turn = (values[width], values[at], key)
+                found.setdefault(str(values[width + 1]), ([], []))[side].append(turn)
+        # Nearest first: latest before the centre, earliest after it.
+        turns = {
+            centre: (
+                [t[2] for t in sorted(before, reverse=True)],
+                [t[2] for t in sorted(after)],
+            )
+            for centre, (before, after) in found.items()
+        }
         with self._lock:
             self.statements += 1
             for key, row in rows.items():
                 self.rows.setdefault(key, row)
-            self._merge(keys, found)
+            self._merge(keys, turns)
 
     def _merge(self, keys: Sequence[str], found: Mapping[str, tuple[list[str], list[str]]]) -> None:
         for key in keys:
@@ -228,6 +258,12 @@ class StoredWindows:
             earlier = sequence[max(0, at - self.before) : at]
             later = sequence[at + 1 : at + 1 + self.after]
             self._turns[key] = (tuple(reversed(earlier)), tuple(later))
+
+
+@functools.cache
+def _row_type(columns: tuple[str, ...]) -> type[tuple[Any, ...]]:
+    """A named tuple of `columns`: read by name like the rows `hit_rows` returns."""
+    return collections.namedtuple("WindowRow", columns)  # type: ignore[misc]
 
 
 def _is_id(key: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import replace
 
 import pytest
@@ -136,8 +136,10 @@ def test_named_candidates_get_turns_read_only_when_windowed(services) -> None:
     corpus._caches.clear()
     centres: set[str] = set()
 
-    def seen(_conn, _cursor, statement, *_args) -> None:
-        centres.update(re.findall(r"WHERE c\.id = (\d+)", statement))
+    def seen(_conn, _cursor, statement, parameters, *_args) -> None:
+        # The turns statement binds its centres' ids as one JSON array (stored_windows.py).
+        if "json_each(?1) AS j JOIN raw_messages AS c" in statement:
+            centres.update(str(i) for i in json.loads(parameters[0]))
 
     event.listen(services.db.read_engine, "before_cursor_execute", seen)
     try:

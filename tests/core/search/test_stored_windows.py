@@ -8,7 +8,7 @@ import numpy as np
 from sqlalchemy import update
 
 from app.core.domain import SearchFilters
-from app.core.search.hit_rows import HIT_FIELDS
+from app.core.search.hit_rows import HIT_FIELDS, hit_rows
 from app.core.search.message_query import MessageQuery
 from app.core.search.stored_windows import StoredWindows
 from app.core.storage.models import RawMessageRow
@@ -172,3 +172,62 @@ def test_index_path_search_reads_vectors_in_batches(services) -> None:
     finally:
         del collection.vectors_of
     assert 1 <= counting.calls <= 4
+
+
+def test_turns_are_read_nearest_first_within_the_platform_ties_by_id(services) -> None:
+    """The one statement (ids bound, prepared once) gives each candidate's turns as a plain walk
+    of its conversation does: same user, platform and channel, ordered by (timestamp, id), nearest
+    first, at most the read depth each side; a channel name shared by two platforms is two
+    conversations, and turns at the same millisecond keep their id order."""
+    rng = np.random.default_rng(3)
+    messages = [
+        make_message(
+            i,
+            platform=("slack", "discord")[int(rng.integers(0, 2))],
+            channel=("general", "random")[int(rng.integers(0, 2))],
+            timestamp=NOW_MS - 5_000_000 + int(rng.integers(0, 40)) * 1000,  # many ties
+        )
+        for i in range(160)
+    ]
+    services.memory.ingest(messages)
+    with services.db.read() as session:
+        rows = session.execute(
+            RawMessageRow.__table__.select().order_by(RawMessageRow.timestamp, RawMessageRow.id)
+        ).all()
+    conversations: dict[tuple[str, str, str], list[str]] = {}
+    for row in rows:
+        conversations.setdefault((row.user_id, row.platform, row.channel), []).append(str(row.id))
+    store = StoredWindows(HIT_FIELDS, lambda keys: {})
+    keys = [str(row.id) for row in rows[::7]]
+    with services.db.read() as session:
+        store.read(session, keys)
+        store.read(session, keys)  # read already: no second statement
+        reference = hit_rows(session, [int(k) for k in keys])  # the rows a hit is built from
+    assert store.statements == 1
+    by_id = {str(row.id): row for row in rows}
+    for key in keys:
+        row = by_id[key]
+        walk = conversations[(row.user_id, row.platform, row.channel)]
+        at = walk.index(key)
+        expected_before = tuple(reversed(walk[max(0, at - store.depth_before) : at]))
+        expected_after = tuple(walk[at + 1 : at + 1 + store.depth_after])
+        assert store._turns[key] == (expected_before, expected_after)
+        assert tuple(store.rows[key]) == tuple(reference[key]) and store.rows[key].content == row.content
+
+
+def test_the_turns_walk_the_conversation_index(services) -> None:
+    """Each side's turns are one seek on (user_id, platform, channel, timestamp): every step is a
+    turn of the same platform's channel, not every message of a channel name shared by several."""
+    from app.core.search.stored_windows import _statement
+
+    services.memory.ingest([make_message(i, platform=("slack", "discord")[i % 2]) for i in range(20)])
+    with services.db.read() as session:
+        plan = session.connection().exec_driver_sql(
+            f"EXPLAIN QUERY PLAN {_statement(HIT_FIELDS)}", ("[1]", 4, 4)
+        )
+        steps = [str(row[-1]) for row in plan]
+    turns = [s for s in steps if s.startswith("SEARCH m ")]
+    assert len(turns) == 2 and all(
+        "ix_raw_messages_user_platform_channel_timestamp (user_id=? AND platform=? AND channel=?" in s
+        for s in turns
+    ), steps
