@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from app.core.index.faiss_files import FaissFileError, FaissFiles, FaissMeta, faiss_module
 from app.core.storage import vector_sync
+from app.core.storage.vector_rowids import integer_keys as stored_integer_keys
 from app.core.storage.vectors import VectorCollection
 
 log = logging.getLogger(__name__)
@@ -45,10 +45,10 @@ class FaissWork:
 
 def integer_keys(values: Any) -> np.ndarray:
     """Keys as int64 (message ids); FaissFileError for any other kind of key."""
-    try:
-        return np.asarray(pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        raise FaissFileError("the faiss leg serves collections keyed by integers only") from exc
+    keys = stored_integer_keys(values)
+    if keys is None:
+        raise FaissFileError("the faiss leg serves collections keyed by integers only")
+    return keys
 
 
 def _batches(collection: VectorCollection) -> Iterator[tuple[np.ndarray, np.ndarray]]:

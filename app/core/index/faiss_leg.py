@@ -30,12 +30,12 @@ import numpy as np
 import pyarrow as pa
 
 from app.core.index.ann import NARROW_MAX_ROWS, refine_factor
-from app.core.index.faiss_build import integer_keys
 from app.core.index.faiss_files import FaissFileError, FaissFiles, FaissMeta, faiss_module
 from app.core.index.faiss_filter import RowFilter, row_filter
 from app.core.index.filters import Filter, Term
 from app.core.index.narrow import narrow_probes
 from app.core.storage import vector_sync
+from app.core.storage.vector_rowids import integer_keys as stored_integer_keys
 from app.core.storage.vectors import Change, VectorCollection, VectorHit
 
 log = logging.getLogger(__name__)
@@ -315,7 +315,4 @@ class FaissLeg:
 
 
 def integer_keys_or_none(keys: Any) -> np.ndarray | None:
-    try:
-        return integer_keys(pa.array(list(keys), type=pa.string()))
-    except FaissFileError:
-        return None
+    return stored_integer_keys(pa.array(list(keys), type=pa.string()))

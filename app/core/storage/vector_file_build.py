@@ -37,6 +37,7 @@ from app.core.storage.vector_file import (
     locked,
     table_token,
 )
+from app.core.storage.vector_rowids import integer_keys
 
 log = logging.getLogger(__name__)
 
@@ -136,10 +137,10 @@ def _write(table: Any, temp: Path, dimensions: int, token: str) -> tuple[Header,
         for batch in query.to_batches(BATCH_ROWS):
             if batch.num_rows == 0:
                 continue
-            try:
-                keys.append(pc.cast(batch.column("key"), pa.int64()).to_numpy())
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            batch_keys = integer_keys(batch.column("key"))
+            if batch_keys is None:
                 return None
+            keys.append(batch_keys)
             rowids.append(batch.column("_rowid").to_numpy().astype(np.int64))
             vectors = np.asarray(batch.column("vector").flatten(), dtype=np.float32)
             if vectors.size != batch.num_rows * dimensions:
@@ -174,9 +175,8 @@ def status(table: Any, directory: Path, name: str, table_dir: Path) -> FileStatu
         return FileStatus(len(data), 0, 0)
     if len(data) == 0 or mapped.header.token != table_token(table_dir):
         return FileStatus(len(data), 0, mapped.header.size)
-    try:
-        keys = pc.cast(data.column("key"), pa.int64()).to_numpy()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    keys = integer_keys(data.column("key"))
+    if keys is None:
         return FileStatus(len(data), 0, mapped.header.size)
     ids = data.column("_rowid").to_numpy().astype(np.int64)
     inside = (keys >= 0) & (keys < len(mapped.positions))

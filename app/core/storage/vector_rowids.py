@@ -29,6 +29,15 @@ _MIN_SLOTS = 1 << 20
 Stored = Callable[[Mapping[str, int], int], dict[str, np.ndarray]]
 
 
+def integer_keys(values: Any) -> np.ndarray | None:
+    """Keys (an Arrow string array or column) as int64, or None when they are not all integers
+    (chunks, summaries: those kinds keep the key filter and LanceDB's own paths)."""
+    try:
+        return np.asarray(pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
 class RowIds:
     """key -> row id of one table version (integer keys only; None when unusable)."""
 
@@ -106,9 +115,8 @@ class RowIds:
         data = table.search().select(["key"]).with_row_id(True).limit(None).to_arrow()
         if len(data) == 0:
             return None
-        try:
-            keys = pc.cast(data.column("key"), pa.int64()).to_numpy()
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        keys = integer_keys(data.column("key"))
+        if keys is None:
             return None  # keys that are not integers (chunks, summaries): the key filter serves
         if keys.min() < 0 or keys.max() >= max(_MIN_SLOTS, _MAX_SLOTS_PER_ROW * len(keys)):
             return None
