@@ -95,6 +95,17 @@ def doctor_command(
                 f"removed {report.orphans_removed} orphan(s), re-indexed {report.keywords_rebuilt} text(s)"
             )
         check(f"index: {_KIND_NAMES.get(report.kind, report.kind)}", True, detail)
+    if repair:  # a deletion's erasure a crash or an error left pending is finished here
+        guarded(svc.index.erase_deleted)
+    pending = guarded(svc.index.erasure_pending)
+    check(
+        "deleted vectors erased",
+        pending == 0,
+        "no data file holds a deleted row"
+        if pending == 0
+        else f"{pending} LanceDB fragment(s) still hold deleted rows' bytes; "
+        "run `strata doctor --repair` (the background repair also finishes it)",
+    )
     keyword_format = _keyword_format_check(svc, repair=repair, quiet=as_json)
     if keyword_format is not None:
         check("keyword format: messages", True, _keyword_format_detail(keyword_format))

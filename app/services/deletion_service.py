@@ -2,7 +2,9 @@
 
 Plan, then apply: `plan(selector)` says what would go (counts and a sample) and changes nothing;
 `delete(ids)` removes rows, keyword entries, vectors and the audit log's copies of their text,
-lets features fix what quoted them (summaries' key points), then purges the files.
+lets features fix what quoted them (summaries' key points), then purges the files: SQLite's
+(`erasure.purge_files`) and LanceDB's, whose fragments that held the vectors are rewritten
+(`vector_erasure.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.core.storage.erasure import ErasedRow, erase_rows, purge_files
 from app.core.storage.keyword import KeywordIndex
 from app.core.storage.messages import vector_key
 from app.core.storage.models import RawMessageRow
+from app.services.vector_erasure import VectorErasure
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,9 @@ class DeletionReport:
     purged: bool
     # What features rewrote or removed because it quoted the deleted text, e.g. {"regenerated": 2}.
     derived: dict[str, int] = field(default_factory=dict)
+    # Whether LanceDB's files no longer hold the deleted vectors (their fragments rewritten and
+    # old versions dropped); False: still pending, finished by the repair job.
+    vectors_erased: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +115,7 @@ class DeletionReport:
             "ids": list(self.deleted),
             "filesPurged": self.purged,
             "derived": dict(self.derived),
+            "vectorsErased": self.vectors_erased,
         }
 
 
@@ -122,6 +129,7 @@ class DeletionService:
         user_id: str,
         keywords: KeywordIndex | None = None,
         events: EventBus | None = None,
+        erasure: VectorErasure | None = None,
     ) -> None:
         self.db = db
         self.processor = processor
@@ -131,6 +139,8 @@ class DeletionService:
         self.events = events
         # Features that copied message text (forgetting summaries) register here in bootstrap.
         self.hooks: list[DeletionHook] = []
+        # Rewrites the LanceDB fragments that held deleted vectors (None: only compaction).
+        self.erasure = erasure
 
     def plan(self, selector: MessageSelector) -> DeletionPlan:
         if selector.is_empty():
@@ -195,6 +205,9 @@ class DeletionService:
         wanted = sorted(set(ids))
         erased: list[ErasedRow] = []
         now = self.clock.now_ms()
+        if self.erasure is not None:
+            # Before anything is deleted: afterwards LanceDB no longer says where the rows were.
+            self.erasure.mark(wanted)
         for part in chunked(wanted, BATCH):
             with self.db.write() as session:
                 rows = [
@@ -218,12 +231,23 @@ class DeletionService:
                     derived[key] = derived.get(key, 0) + n
             except Exception:  # the text is already gone from the rows; report, don't undo
                 log.exception("a deletion hook failed; `strata doctor --repair` rechecks the indexes")
-        purged = self._purge()
+        erased_vectors = self._purge_vectors()
+        purged = purge_files(self.db)
         deleted = tuple(r.id for r in erased)
         if self.events:
             self.events.publish(Change("message", "deleted", tuple(map(str, deleted))))
-        return DeletionReport(deleted, purged, derived)
+        return DeletionReport(deleted, purged, derived, erased_vectors)
 
-    def _purge(self) -> bool:
-        self.processor.collection.purge_history()
-        return purge_files(self.db)
+    def _purge_vectors(self) -> bool:
+        """Rewrite the fragments that held the vectors and drop old versions; False: left pending."""
+        if self.erasure is None:
+            self.processor.collection.purge_history()
+            return False
+        try:
+            run = self.erasure.run()
+        except Exception:  # the rows are gone; the record stays for the repair job
+            log.exception("erasing the deleted vectors failed; the repair job retries")
+            return False
+        if self.processor.collection.name not in run.purged:
+            self.processor.collection.purge_history()
+        return run.pending == 0

@@ -21,6 +21,7 @@ from app.core.storage.db import Database
 from app.core.storage.vector_file_build import BuildReport, FileStatus
 from app.core.storage.vector_prune import PruneReport
 from app.services import vector_files
+from app.services.vector_erasure import ErasureRun, VectorErasure
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class IndexService:
         self.prune_settle = vector_prune.SETTLE
         self._file_versions: dict[str, int] = {}  # table versions the vector files were current at
         self._files_checked_at = -float("inf")
+        # Rewrites LanceDB fragments still holding deleted rows (set in bootstrap; None: none).
+        self.erasure: VectorErasure | None = None
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
         """Drop every kind's in-memory vector copy left unused for `idle_seconds` (bytes held)."""
@@ -118,6 +121,16 @@ class IndexService:
                 k.corpus.maintain_faiss(repair=True)
         self.leases.clear_expired()
         return reports
+
+    def erase_deleted(self) -> ErasureRun | None:
+        """Finish erasures a deletion left recorded (a crash or an error): rewrite, purge, clear."""
+        if self.erasure is None:
+            return None
+        return self.erasure.run(collections=[k.corpus.collection for k in self.kinds])
+
+    def erasure_pending(self) -> int:
+        """Fragments of LanceDB tables still holding deleted rows' bytes (0: none known)."""
+        return self.erasure.pending() if self.erasure is not None else 0
 
     def maintain_vector_indexes(self) -> dict[str, AnnWork]:
         """Build or refresh each kind's approximate vector index where its size calls for one.
@@ -234,6 +247,12 @@ class IndexService:
                     log.warning("index repaired: %s", report.to_dict())
         except Exception:
             log.exception("index repair failed; the next run retries")
+        try:
+            run = self.erase_deleted()
+            if run is not None and run.fragments:
+                log.warning("erased deleted rows: %d fragment(s) rewritten", run.fragments)
+        except Exception:
+            log.exception("erasing deleted rows failed; the next run retries")
 
     def run_vector_index_job(self) -> None:
         """The scheduler's vector-index upkeep, then the old versions' removal: off every request

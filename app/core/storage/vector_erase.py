@@ -1,0 +1,139 @@
+"""Erasing deleted rows' bytes from LanceDB's data files: the fragments that held them are rewritten.
+
+LanceDB's delete only masks a row (a deletion file beside its fragment); the row's bytes (its
+vector, key and prefilter columns) stay in the fragment's data file until a compaction rewrites
+that fragment, and LanceDB 0.40's `optimize` rewrites a large fragment only once ~10 % of it is
+deleted. So a deletion here also rewrites every fragment that held a deleted row, through
+LanceDB's own API: its live rows are updated in place by key (`merge_insert`, in batches), which
+writes them into a new fragment and, when the last batch has marked every row of the old one,
+drops that fragment from the table. The old data file then belongs to old versions only, and the
+purge (`VectorCollection.purge_history`) removes it with them; the same `optimize` merges the
+rewritten rows into LanceDB's vector index and drops the old fragment's entries from it.
+
+Which fragments are due is recorded in SQLite (`vector_erasures`) *before* the rows are deleted
+and cleared only after the purge, so a crash in between leaves the erasure pending: the index
+repair job (a few seconds after start) and `doctor --repair` finish it. Each batch is one commit
+that keeps every row, so a crash mid-rewrite loses nothing either.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import BigInteger, String, delete, func, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from app.core.index.filters import Filter, OneOf, to_lance
+from app.core.storage.models import Base
+from app.core.storage.vectors import VectorCollection
+
+log = logging.getLogger(__name__)
+
+# Rows rewritten per commit: bounds the memory of one batch (~1.6 KB a 384-d row → ~160 MB).
+BATCH = 100_000
+# A fragment's rows carry row ids `fragment << 32 | offset` (LanceDB without stable row ids).
+FRAGMENT_SHIFT = 32
+# Recorded instead of a fragment id: every fragment of the table holding deleted rows (small
+# derived tables, e.g. summaries rewritten by a deletion hook, whose old rows were replaced).
+WHOLE_TABLE = -1
+
+
+class VectorErasureRow(Base):
+    """A fragment of a LanceDB table that still holds bytes of deleted rows."""
+
+    __tablename__ = "vector_erasures"
+
+    collection: Mapped[str] = mapped_column(String(200), primary_key=True)
+    fragment: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    recorded_at: Mapped[int] = mapped_column(BigInteger)
+
+
+@dataclass(frozen=True, slots=True)
+class EraseReport:
+    fragments: int  # fragments rewritten
+    rows: int  # live rows written anew with them
+
+
+def fragments_of(collection: VectorCollection, keys: Sequence[str]) -> set[int]:
+    """The fragments holding `keys` now (read before deleting them: afterwards they are masked)."""
+    if not keys or not collection.exists:
+        return set()
+    found: set[int] = set()
+    for start in range(0, len(keys), 500):
+        where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
+        data = collection.table.search().where(where).with_row_id(True).select(["key"]).limit(None).to_arrow()
+        found.update(int(r) >> FRAGMENT_SHIFT for r in data.column("_rowid").to_pylist())
+    return found
+
+
+def record(session: Session, collection: str, fragments: Iterable[int], now: int) -> None:
+    """Note fragments to rewrite (in the caller's transaction); a fragment noted twice stays one row."""
+    for fragment in set(fragments):
+        if session.get(VectorErasureRow, (collection, fragment)) is None:
+            session.add(VectorErasureRow(collection=collection, fragment=fragment, recorded_at=now))
+
+
+def pending(session: Session) -> dict[str, set[int]]:
+    """Collection name → fragments still to rewrite."""
+    due: dict[str, set[int]] = defaultdict(set)
+    for row in session.scalars(select(VectorErasureRow)):
+        due[row.collection].add(row.fragment)
+    return dict(due)
+
+
+def pending_count(session: Session) -> int:
+    return int(session.scalar(select(func.count()).select_from(VectorErasureRow)) or 0)
+
+
+def clear(session: Session, collection: str, fragments: Iterable[int]) -> None:
+    for fragment in set(fragments):
+        session.execute(
+            delete(VectorErasureRow).where(
+                VectorErasureRow.collection == collection, VectorErasureRow.fragment == fragment
+            )
+        )
+
+
+def live_fragments(collection: VectorCollection) -> set[int]:
+    """Fragments of the table's current version that hold live rows (reads the row ids only)."""
+    if not collection.exists or collection.count() == 0:
+        return set()
+    data = collection.table.search().with_row_id(True).select(["key"]).limit(None).to_arrow()
+    rowids = data.column("_rowid").to_numpy()
+    return {int(f) for f in set((rowids >> FRAGMENT_SHIFT).tolist())}
+
+
+def rewrite(collection: VectorCollection, fragments: Iterable[int]) -> EraseReport:
+    """Write the live rows of `fragments` anew, so the fragments (and their deleted rows) leave the
+    table's current version; fragments no longer there (compacted since) need nothing.
+
+    A rewrite keeps every row (same key, columns and vector); only LanceDB row ids change, which
+    is what a compaction does too, so the in-memory copies are told it as maintenance."""
+    wanted = set(fragments)
+    if WHOLE_TABLE in wanted:
+        wanted = live_fragments(collection)
+    if not wanted or not collection.exists:
+        return EraseReport(0, 0)
+    columns = [f.name for f in collection.schema]
+    done, rows = 0, 0
+    for fragment in sorted(wanted):
+        low, high = fragment << FRAGMENT_SHIFT, (fragment + 1) << FRAGMENT_SHIFT
+        data = (
+            collection.table.search()
+            .where(f"_rowid >= {low} AND _rowid < {high}")
+            .select(columns)
+            .limit(None)
+            .to_arrow()
+        )
+        if data.num_rows == 0:
+            continue  # compacted or wholly deleted since: its file is already out of the version
+        for start in range(0, data.num_rows, BATCH):
+            part = data.slice(start, BATCH)
+            collection.maintain(
+                lambda part=part: collection.table.merge_insert("key").when_matched_update_all().execute(part)
+            )
+        done, rows = done + 1, rows + data.num_rows
+    return EraseReport(done, rows)

@@ -1,0 +1,96 @@
+"""A deletion's vectors leave LanceDB's files too: note their fragments, rewrite them, then purge.
+
+`mark(ids)` runs before the vectors are deleted and records (in SQLite) the fragments holding
+the messages' vectors and their sentence keys, and the small derived tables the deletion hooks
+rewrite (summaries, insights); `run()` rewrites what is recorded (`vector_erase.rewrite`), drops
+the old versions and files (`purge_history`) and only then clears the record. Anything a crash
+or an error leaves recorded is finished by the next `run()`: the index repair job (at start-up
+and every 30 minutes) and `doctor --repair` call it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from app.core.clock import Clock
+from app.core.storage import vector_erase
+from app.core.storage.db import Database
+from app.core.storage.vectors import VectorCollection
+
+log = logging.getLogger(__name__)
+
+# Message ids → the collection and the keys their vectors are stored under there.
+KeySource = Callable[[Sequence[int]], tuple[VectorCollection, list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureRun:
+    fragments: int  # fragments rewritten
+    rows: int  # live rows written anew
+    pending: int  # fragments still recorded (an error: retried by the repair job)
+    purged: frozenset[str] = frozenset()  # tables whose old versions were dropped
+
+
+class VectorErasure:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self.db = db
+        self.clock = clock
+        # Registered in bootstrap: the messages' own vectors, their sentence keys.
+        self.sources: list[KeySource] = []
+        # Small tables a deletion hook rewrites (summaries quoting a message, insights citing it):
+        # every fragment of them is rewritten, so the replaced rows' vectors go too.
+        self.derived: list[Callable[[], VectorCollection]] = []
+
+    def mark(self, message_ids: Sequence[int]) -> None:
+        """Record where the messages' vectors are, before they are deleted (then they are masked)."""
+        found: list[tuple[str, set[int]]] = []
+        for source in self.sources:
+            collection, keys = source(message_ids)
+            found.append((collection.name, vector_erase.fragments_of(collection, keys)))
+        for table in self.derived:
+            collection = table()
+            if collection.exists and collection.count():
+                found.append((collection.name, {vector_erase.WHOLE_TABLE}))
+        now = self.clock.now_ms()
+        with self.db.write() as session:
+            for name, fragments in found:
+                vector_erase.record(session, name, fragments, now)
+
+    def pending(self) -> int:
+        """Fragments recorded and not yet rewritten (0: no deleted row's bytes are known to remain)."""
+        with self.db.read() as session:
+            return vector_erase.pending_count(session)
+
+    def run(self, collections: Iterable[VectorCollection] = ()) -> ErasureRun:
+        """Rewrite every recorded fragment, purge, clear; `collections` adds tables to look up
+        recorded names in (beside the registered ones). Errors are logged and left recorded."""
+        with self.db.read() as session:
+            due = vector_erase.pending(session)
+        if not due:
+            return ErasureRun(0, 0, 0)
+        known = {c.name: c for c in [*self._registered(), *collections]}
+        fragments = rows = 0
+        purged: set[str] = set()
+        for name, wanted in due.items():
+            collection = known.get(name)
+            try:
+                if collection is not None:
+                    report = vector_erase.rewrite(collection, wanted)
+                    # Old versions hold the old data files (and index files): drop them now.
+                    collection.purge_history()
+                    purged.add(name)
+                    fragments, rows = fragments + report.fragments, rows + report.rows
+                else:  # a table no longer in use (a model switch dropped it with its files)
+                    log.info("erasure: %s is not open here; its record is dropped", name)
+            except Exception:
+                log.exception("erasing deleted rows from %s failed; the repair job retries", name)
+                continue
+            with self.db.write() as session:
+                vector_erase.clear(session, name, wanted)
+        return ErasureRun(fragments, rows, self.pending(), frozenset(purged))
+
+    def _registered(self) -> list[VectorCollection]:
+        tables = [source([])[0] for source in self.sources]
+        return tables + [table() for table in self.derived]
