@@ -106,7 +106,8 @@ class DeletionReport:
     # What features rewrote or removed because it quoted the deleted text, e.g. {"regenerated": 2}.
     derived: dict[str, int] = field(default_factory=dict)
     # Whether LanceDB's files no longer hold the deleted vectors (their fragments rewritten and
-    # old versions dropped); False: still pending, finished by the repair job.
+    # old versions dropped) when the call returns; False: a host's worker rewrites them right
+    # after (or, after an error, the repair job); `doctor` tells when none is left.
     vectors_erased: bool = True
 
     def to_dict(self) -> dict[str, Any]:
@@ -242,6 +243,9 @@ class DeletionService:
         """Rewrite the fragments that held the vectors and drop old versions; False: left pending."""
         if self.erasure is None:
             self.processor.collection.purge_history()
+            return False
+        if self.erasure.background:  # a host: answered now, rewritten right after on its worker
+            self.erasure.request()
             return False
         try:
             run = self.erasure.run()

@@ -230,6 +230,8 @@ class IndexService:
 
     def close(self) -> None:
         self._stop.set()
+        if self.erasure is not None:
+            self.erasure.close()
 
     # -- background ---------------------------------------------------------------------------
     def run_keyword_reindex_job(self) -> None:
@@ -269,6 +271,9 @@ class IndexService:
 
     def schedule(self, scheduler: Any, *, minutes: int = 30, index_minutes: int = 10) -> None:
         """Repair once right after start-up (in the background), then every `minutes`."""
+        if self.erasure is not None:
+            # A host answers deletions at once; the fragments are rewritten on a worker.
+            self.erasure.start_background()
         self._job = scheduler.add_job(
             self.run_repair_job,
             "interval",

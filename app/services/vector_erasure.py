@@ -6,11 +6,17 @@ rewrite (summaries, insights); `run()` rewrites what is recorded (`vector_erase.
 the old versions and files (`purge_history`) and only then clears the record. Anything a crash
 or an error leaves recorded is finished by the next `run()`: the index repair job (at start-up
 and every 30 minutes) and `doctor --repair` call it.
+
+Rewriting costs about a second per 100k rows of a table plus, where LanceDB has a vector index
+on it, the index's catch-up on the rewritten rows (docs/benchmarks.md, "Erasing deleted rows"):
+a long-running host (`start_background`) answers the deletion at once and rewrites on a worker
+thread right after; a command (`strata messages delete`) rewrites before it returns.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +48,53 @@ class VectorErasure:
         # Small tables a deletion hook rewrites (summaries quoting a message, insights citing it):
         # every fragment of them is rewritten, so the replaced rows' vectors go too.
         self.derived: list[Callable[[], VectorCollection]] = []
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._worker: threading.Thread | None = None
+        self._running = threading.Lock()  # the worker and the repair job never rewrite at once
+
+    @property
+    def background(self) -> bool:
+        """Whether a worker rewrites after deletions (a host); False: the deletion does it."""
+        return self._worker is not None
+
+    def start_background(self) -> None:
+        """Rewrite on a worker thread from now on, woken by each deletion (`request`)."""
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._loop, name="vector-erasure", daemon=True)
+            self._worker.start()
+
+    def request(self) -> None:
+        """Have the worker run soon (it runs until nothing is recorded)."""
+        self._idle.clear()
+        self._wake.set()
+
+    def wait(self, timeout_s: float = 60.0) -> bool:
+        """Block until the worker has nothing left to do (tests, benchmarks); False on timeout."""
+        return self._idle.wait(timeout_s)
+
+    def close(self) -> None:
+        """Stop the worker after its current table; what is left stays recorded for the next start."""
+        self._stop.set()
+        self._wake.set()
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(5.0)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            try:
+                self.run()
+            except Exception:  # recorded work stays recorded: the repair job retries it
+                log.exception("erasing deleted rows failed; the repair job retries")
+            if not self._wake.is_set():
+                self._idle.set()
 
     def mark(self, message_ids: Sequence[int]) -> None:
         """Record where the messages' vectors are, before they are deleted (then they are masked)."""
@@ -66,6 +119,10 @@ class VectorErasure:
     def run(self, collections: Iterable[VectorCollection] = ()) -> ErasureRun:
         """Rewrite every recorded fragment, purge, clear; `collections` adds tables to look up
         recorded names in (beside the registered ones). Errors are logged and left recorded."""
+        with self._running:
+            return self._run(collections)
+
+    def _run(self, collections: Iterable[VectorCollection]) -> ErasureRun:
         with self.db.read() as session:
             due = vector_erase.pending(session)
         if not due:
@@ -74,6 +131,8 @@ class VectorErasure:
         fragments = rows = 0
         purged: set[str] = set()
         for name, wanted in due.items():
+            if self._stop.is_set():
+                break
             collection = known.get(name)
             try:
                 if collection is not None:

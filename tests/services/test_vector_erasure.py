@@ -97,6 +97,22 @@ def test_deletion_erases_vectors_and_text_from_every_file(svc: Services, data_di
     assert hits and all(h.id != target for h in hits)
 
 
+def test_a_host_answers_at_once_and_erases_right_after(svc: Services, data_dir: Path) -> None:
+    target = _archive(svc, f"Ask {TOKEN} about the lease. The {TOKEN} lease ends in May.")
+    vectors = _stored(svc, target)
+    erasure = svc.index.erasure
+    assert erasure is not None
+    erasure.start_background()  # what a host does when it schedules the index jobs
+
+    report = svc.memory.deletion.delete([target])
+
+    assert report.to_dict()["vectorsErased"] is False  # answered before the rewrite
+    assert erasure.wait(60.0)
+    assert svc.index.erasure_pending() == 0
+    assert [files_holding(data_dir, v) for v in vectors] == [[]] * len(vectors)
+    assert svc.memory.search("harbour budget lane 3")
+
+
 def test_a_crash_before_the_rewrite_leaves_the_erasure_pending(
     svc: Services, settings: Settings, data_dir: Path, cli_env: dict[str, str]
 ) -> None:
