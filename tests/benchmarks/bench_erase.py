@@ -56,7 +56,8 @@ def stored(svc, target: int) -> list[bytes]:
 
 def shape(collection) -> str:
     meta = collection.table.list_versions()[-1]["metadata"]
-    return f"{meta['total_fragments']} fragment(s), {meta['total_rows']} rows, {meta['total_deletion_file_rows']} masked"
+    masked = meta["total_deletion_file_rows"]
+    return f"{meta['total_fragments']} fragment(s), {meta['total_rows']} rows, {masked} masked"
 
 
 def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:

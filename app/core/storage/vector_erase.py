@@ -97,6 +97,20 @@ def clear(session: Session, collection: str, fragments: Iterable[int]) -> None:
         )
 
 
+def _beyond(collection: VectorCollection, rowid: int) -> bool:
+    """Whether the fragment of `rowid` has no live row at or after it."""
+    high = ((rowid >> FRAGMENT_SHIFT) + 1) << FRAGMENT_SHIFT
+    data = (
+        collection.table.search()
+        .where(f"_rowid >= {rowid} AND _rowid < {high}")
+        .with_row_id(True)
+        .select(["key"])
+        .limit(1)
+        .to_arrow()
+    )
+    return data.num_rows == 0
+
+
 def live_fragments(collection: VectorCollection) -> set[int]:
     """Fragments of the table's current version that hold live rows (reads the row ids only)."""
     if not collection.exists or collection.count() == 0:
@@ -120,20 +134,27 @@ def rewrite(collection: VectorCollection, fragments: Iterable[int]) -> EraseRepo
     columns = [f.name for f in collection.schema]
     done, rows = 0, 0
     for fragment in sorted(wanted):
-        low, high = fragment << FRAGMENT_SHIFT, (fragment + 1) << FRAGMENT_SHIFT
-        data = (
-            collection.table.search()
-            .where(f"_rowid >= {low} AND _rowid < {high}")
-            .select(columns)
-            .limit(None)
-            .to_arrow()
-        )
-        if data.num_rows == 0:
-            continue  # compacted or wholly deleted since: its file is already out of the version
-        for start in range(0, data.num_rows, BATCH):
-            part = data.slice(start, BATCH)
-            collection.maintain(
-                lambda part=part: collection.table.merge_insert("key").when_matched_update_all().execute(part)
+        low = fragment << FRAGMENT_SHIFT
+        written = 0
+        # By offset ranges, so one batch is in memory at a time (a fragment may hold 1M rows).
+        for start in range(0, 1 << FRAGMENT_SHIFT, BATCH):
+            part = (
+                collection.table.search()
+                .where(f"_rowid >= {low + start} AND _rowid < {low + start + BATCH}")
+                .select(columns)
+                .limit(None)
+                .to_arrow()
             )
-        done, rows = done + 1, rows + data.num_rows
+            if part.num_rows == 0 and not _beyond(collection, low + start):
+                continue  # a run of deleted rows: later offsets may still hold live ones
+            if part.num_rows == 0:
+                break
+            collection.maintain(
+                lambda part=part: (
+                    collection.table.merge_insert("key").when_matched_update_all().execute(part)
+                )
+            )
+            written += part.num_rows
+        if written:  # 0: compacted or wholly deleted since, its file already out of the version
+            done, rows = done + 1, rows + written
     return EraseReport(done, rows)
