@@ -120,7 +120,7 @@ def live_fragments(collection: VectorCollection) -> set[int]:
     return {int(f) for f in set((rowids >> FRAGMENT_SHIFT).tolist())}
 
 
-def rewrite(collection: VectorCollection, fragments: Iterable[int]) -> EraseReport:
+def rewrite(collection: VectorCollection, fragments: Iterable[int], batch: int = BATCH) -> EraseReport:
     """Write the live rows of `fragments` anew, so the fragments (and their deleted rows) leave the
     table's current version; fragments no longer there (compacted since) need nothing.
 
@@ -137,10 +137,10 @@ def rewrite(collection: VectorCollection, fragments: Iterable[int]) -> EraseRepo
         low = fragment << FRAGMENT_SHIFT
         written = 0
         # By offset ranges, so one batch is in memory at a time (a fragment may hold 1M rows).
-        for start in range(0, 1 << FRAGMENT_SHIFT, BATCH):
+        for start in range(0, 1 << FRAGMENT_SHIFT, batch):
             part = (
                 collection.table.search()
-                .where(f"_rowid >= {low + start} AND _rowid < {low + start + BATCH}")
+                .where(f"_rowid >= {low + start} AND _rowid < {low + start + batch}")
                 .select(columns)
                 .limit(None)
                 .to_arrow()
