@@ -243,6 +243,7 @@ class DeletionReportOut(BaseModel):
     ids: list[int]
     filesPurged: bool
     derived: dict[str, int]
+    vectorsErased: bool = True  # erase: False while a host's worker still rewrites LanceDB fragments
 
 
 class FolderNameIn(BaseModel):

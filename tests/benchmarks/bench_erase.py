@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import struct
 import sys
 import time
 from pathlib import Path
@@ -54,6 +55,45 @@ def stored(svc, target: int) -> list[bytes]:
     return [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
 
 
+def row_addresses(svc, target: int) -> dict[str, list[bytes]]:
+    """Each table's LanceDB row ids of the message's rows, as the index files store them (u64)."""
+    out: dict[str, list[bytes]] = {}
+    tables = [(svc.processor.collection, [vector_key(target)])]
+    if svc.memory.keys is not None:
+        tables.append((svc.memory.keys.corpus.collection, [key_of(target, n) for n in range(12)]))
+    for collection, keys in tables:
+        where = " OR ".join(f"key = '{k}'" for k in keys)
+        data = collection.table.search().where(where).with_row_id(True).select(["key"]).limit(None).to_arrow()
+        out[collection.name] = [struct.pack("<Q", r) for r in data.column("_rowid").to_pylist()]
+    return out
+
+
+def in_indexes(svc, addresses: dict[str, list[bytes]]) -> str:
+    """Per table: how many of the old row ids some vector-index file still holds, and the index's
+    coverage (an index segment keeping the deleted rows would still list their row ids)."""
+    parts = []
+    for collection in tables_of(svc):
+        olds = addresses.get(collection.name, [])
+        indices = collection.path / "_indices"
+        left = holders(indices, olds) if indices.exists() else 0
+        cover = [
+            (i.name, i.num_indexed_rows, i.num_unindexed_rows, i.num_segments)
+            for i in collection.table.list_indices()
+            if i.index_type.startswith("Ivf")
+        ]
+        parts.append(
+            f"{collection.name.split('__')[0]}: {left} of {len(olds)} old row id(s) in index files, {cover}"
+        )
+    return "; ".join(parts)
+
+
+def tables_of(svc) -> list:
+    tables = [svc.processor.collection]
+    if svc.memory.keys is not None:
+        tables.append(svc.memory.keys.corpus.collection)
+    return tables
+
+
 def shape(collection) -> str:
     meta = collection.table.list_versions()[-1]["metadata"]
     masked = meta["total_deletion_file_rows"]
@@ -62,6 +102,7 @@ def shape(collection) -> str:
 
 def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:
     needles = stored(svc, target)
+    addresses = row_addresses(svc, target)
     deletion = svc.memory.deletion
     erasure = deletion.erasure
     if not erase:
@@ -92,6 +133,7 @@ def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:
         f"{int(timing.get('rows', 0))} rows rewritten; vectorsErased={report.vectors_erased}; "
         f"{left} of {len(needles)} deleted vector(s) still in a file; load {os.getloadavg()[0]:.1f}"
     )
+    print(f"  index: {in_indexes(svc, addresses)}")
 
 
 def main() -> None:
@@ -105,9 +147,7 @@ def main() -> None:
         with svc.db.read() as session:
             ids = list(session.scalars(select(RawMessageRow.id).order_by(RawMessageRow.id)))
         picks = [ids[len(ids) * (k + 1) // (args.deletions + 2)] for k in range(args.deletions + 1)]
-        tables = [svc.processor.collection]
-        if svc.memory.keys is not None:
-            tables.append(svc.memory.keys.corpus.collection)
+        tables = tables_of(svc)
         for t in tables:
             print(f"{t.name}: {shape(t)}")
         if args.baseline:
