@@ -1,8 +1,8 @@
 """A deletion's vectors leave LanceDB's files too: note their fragments, rewrite them, then purge.
 
-`mark(ids)` runs before the vectors are deleted and records (in SQLite) the fragments holding
-the messages' vectors and their sentence keys, and the small derived tables the deletion hooks
-rewrite (summaries, insights); `run()` rewrites what is recorded (`vector_erase.rewrite`), drops
+`mark(ids)` runs before the vectors are deleted and records (in SQLite) the tables that hold
+the messages' vectors and their sentence keys, and the derived tables the deletion hooks rewrite
+(summaries, insights); `run()` rewrites their fragments that hold masked rows (`vector_erase.rewrite`), drops
 the old versions and files (`purge_history`) and only then clears the record. Anything a crash
 or an error leaves recorded is finished by the next `run()`: the index repair job (at start-up
 and every 30 minutes) and `doctor --repair` call it.
@@ -97,19 +97,17 @@ class VectorErasure:
                 self._idle.set()
 
     def mark(self, message_ids: Sequence[int]) -> None:
-        """Record where the messages' vectors are, before they are deleted (then they are masked)."""
-        found: list[tuple[str, set[int]]] = []
-        for source in self.sources:
-            collection, keys = source(message_ids)
-            found.append((collection.name, vector_erase.fragments_of(collection, keys)))
-        for table in self.derived:
-            collection = table()
-            if collection.exists and collection.count():
-                found.append((collection.name, {vector_erase.WHOLE_TABLE}))
+        """Record the tables to erase in, before the messages' vectors are deleted: every fragment
+        of them holding masked rows is rewritten by `run` (the deleted rows and older masked
+        ones, e.g. an edited message's earlier vector or the keys of a message archived before)."""
+        if not message_ids:
+            return
+        names = [source(message_ids)[0].name for source in self.sources]
+        names += [table().name for table in self.derived]
         now = self.clock.now_ms()
         with self.db.write() as session:
-            for name, fragments in found:
-                vector_erase.record(session, name, fragments, now)
+            for name in names:
+                vector_erase.record(session, name, [vector_erase.WHOLE_TABLE], now)
 
     def pending(self) -> int:
         """Fragments recorded and not yet rewritten (0: no deleted row's bytes are known to remain)."""

@@ -3,30 +3,33 @@
 LanceDB's delete only masks a row (a deletion file beside its fragment); the row's bytes (its
 vector, key and prefilter columns) stay in the fragment's data file until a compaction rewrites
 that fragment, and LanceDB 0.40's `optimize` rewrites a large fragment only once ~10 % of it is
-deleted. So a deletion here also rewrites every fragment that held a deleted row, through
-LanceDB's own API: its live rows are updated in place by key (`merge_insert`, in batches), which
-writes them into a new fragment and, when the last batch has marked every row of the old one,
-drops that fragment from the table. The old data file then belongs to old versions only, and the
-purge (`VectorCollection.purge_history`) removes it with them; the same `optimize` merges the
-rewritten rows into LanceDB's vector index and drops the old fragment's entries from it.
+deleted. So a deletion here also rewrites every fragment of the tables it touched that holds
+masked rows (its own, and earlier versions of replaced rows: an edited message's old vector, the
+keys of a message archived before), through LanceDB's own API: the live rows are updated in
+place by key (`merge_insert`, in batches), which writes them into a new fragment and, once the
+last batch has marked every row of the old one, drops that fragment from the table. The old data
+file then belongs to old versions only, and the purge (`VectorCollection.purge_history`) removes
+it with them; the same `optimize` merges the rewritten rows into LanceDB's vector index, whose
+rebuilt segment no longer lists the old fragment's rows.
 
-Which fragments are due is recorded in SQLite (`vector_erasures`) *before* the rows are deleted
-and cleared only after the purge, so a crash in between leaves the erasure pending: the index
-repair job (a few seconds after start) and `doctor --repair` finish it. Each batch is one commit
-that keeps every row, so a crash mid-rewrite loses nothing either.
+Which tables are due is recorded in SQLite (`vector_erasures`) *before* the rows are deleted and
+cleared only after the purge (the fragments are found then, from the live rows' ids), so a crash
+in between leaves the erasure pending: the index repair job (a few seconds after start) and
+`doctor --repair` finish it. Each batch is one commit that keeps every row, so a crash
+mid-rewrite loses nothing either.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 from sqlalchemy import BigInteger, String, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from app.core.index.filters import Filter, OneOf, to_lance
 from app.core.storage.models import Base
 from app.core.storage.vectors import VectorCollection
 
@@ -36,8 +39,10 @@ log = logging.getLogger(__name__)
 BATCH = 100_000
 # A fragment's rows carry row ids `fragment << 32 | offset` (LanceDB without stable row ids).
 FRAGMENT_SHIFT = 32
-# Recorded instead of a fragment id: every fragment of the table holding deleted rows (small
-# derived tables, e.g. summaries rewritten by a deletion hook, whose old rows were replaced).
+OFFSET_MASK = (1 << FRAGMENT_SHIFT) - 1
+# Recorded instead of a fragment id: every fragment of the table that holds masked rows (the
+# deleted ones, and earlier versions of replaced rows: an edited message's old vector, a summary
+# a deletion hook rewrote, the keys of a message archived before its deletion).
 WHOLE_TABLE = -1
 
 
@@ -55,18 +60,6 @@ class VectorErasureRow(Base):
 class EraseReport:
     fragments: int  # fragments rewritten
     rows: int  # live rows written anew with them
-
-
-def fragments_of(collection: VectorCollection, keys: Sequence[str]) -> set[int]:
-    """The fragments holding `keys` now (read before deleting them: afterwards they are masked)."""
-    if not keys or not collection.exists:
-        return set()
-    found: set[int] = set()
-    for start in range(0, len(keys), 500):
-        where = to_lance(Filter((OneOf("key", tuple(keys[start : start + 500])),)))
-        data = collection.table.search().where(where).with_row_id(True).select(["key"]).limit(None).to_arrow()
-        found.update(int(r) >> FRAGMENT_SHIFT for r in data.column("_rowid").to_pylist())
-    return found
 
 
 def record(session: Session, collection: str, fragments: Iterable[int], now: int) -> None:
@@ -111,13 +104,29 @@ def _beyond(collection: VectorCollection, rowid: int) -> bool:
     return data.num_rows == 0
 
 
-def live_fragments(collection: VectorCollection) -> set[int]:
-    """Fragments of the table's current version that hold live rows (reads the row ids only)."""
-    if not collection.exists or collection.count() == 0:
+def masked_fragments(collection: VectorCollection) -> set[int]:
+    """Fragments of the current version holding masked (deleted or replaced) rows.
+
+    Read from the live rows' ids: a fragment whose live rows are fewer than its highest offset + 1
+    holds masked rows. Masked rows at a fragment's end do not show that way; when the manifest
+    counts more masked rows than were found, every fragment is taken."""
+    if not collection.exists:
         return set()
-    data = collection.table.search().with_row_id(True).select(["key"]).limit(None).to_arrow()
+    table = collection.table
+    versions = table.list_versions()
+    latest = max(versions, key=lambda v: v["version"]) if versions else None
+    masked = int((latest or {}).get("metadata", {}).get("total_deletion_file_rows", 0) or 0)
+    if masked == 0 or table.count_rows() == 0:
+        return set()
+    data = table.search().with_row_id(True).select(["key"]).limit(None).to_arrow()
     rowids = data.column("_rowid").to_numpy()
-    return {int(f) for f in set((rowids >> FRAGMENT_SHIFT).tolist())}
+    fragments, inverse, counts = np.unique(rowids >> FRAGMENT_SHIFT, return_inverse=True, return_counts=True)
+    highest = np.zeros(len(fragments), dtype=np.int64)
+    np.maximum.at(highest, inverse, (rowids & OFFSET_MASK).astype(np.int64))
+    holes = highest + 1 - counts
+    if int(holes.sum()) < masked:
+        return {int(f) for f in fragments}
+    return {int(f) for f, h in zip(fragments, holes, strict=True) if h > 0}
 
 
 def rewrite(collection: VectorCollection, fragments: Iterable[int], batch: int = BATCH) -> EraseReport:
@@ -128,7 +137,7 @@ def rewrite(collection: VectorCollection, fragments: Iterable[int], batch: int =
     is what a compaction does too, so the in-memory copies are told it as maintenance."""
     wanted = set(fragments)
     if WHOLE_TABLE in wanted:
-        wanted = live_fragments(collection)
+        wanted = (wanted - {WHOLE_TABLE}) | masked_fragments(collection)
     if not wanted or not collection.exists:
         return EraseReport(0, 0)
     columns = [f.name for f in collection.schema]
@@ -150,9 +159,7 @@ def rewrite(collection: VectorCollection, fragments: Iterable[int], batch: int =
             if part.num_rows == 0:
                 break
             collection.maintain(
-                lambda part=part: (
-                    collection.table.merge_insert("key").when_matched_update_all().execute(part)
-                )
+                lambda part=part: collection.table.merge_insert("key").when_matched_update_all().execute(part)
             )
             written += part.num_rows
         if written:  # 0: compacted or wholly deleted since, its file already out of the version

@@ -30,12 +30,14 @@ def test_rewrite_in_batches_keeps_live_rows_and_drops_deleted_ones(tmp_path: Pat
     collection.purge_history()
     # Deleted: one row, a run filling a whole batch (offsets 300-399), and the last row.
     gone = ["5", *[str(n) for n in range(300, 400)], "999"]
-    fragments = vector_erase.fragments_of(collection, gone)
-    assert len(fragments) == 1
-    collection.delete(gone)
+    collection.delete(["5"])
+    fragments = vector_erase.masked_fragments(collection)
+    assert len(fragments) == 1  # found from the live rows' ids
+    collection.delete(gone[1:])
+    assert vector_erase.masked_fragments(collection) == fragments  # a masked tail: all fragments
     assert _holding(collection.path, vectors[999].tobytes())  # masked, still on disk
 
-    report = vector_erase.rewrite(collection, fragments, batch=100)
+    report = vector_erase.rewrite(collection, [vector_erase.WHOLE_TABLE], batch=100)
     collection.purge_history()
 
     assert report == vector_erase.EraseReport(fragments=1, rows=1000 - len(gone))
@@ -43,7 +45,7 @@ def test_rewrite_in_batches_keeps_live_rows_and_drops_deleted_ones(tmp_path: Pat
     kept = [k for k in keys if k not in set(gone)]
     stored = collection.vectors_of(kept)
     assert all(np.array_equal(stored[k], vectors[int(k)]) for k in kept)
-    assert vector_erase.live_fragments(collection).isdisjoint(fragments)
+    assert vector_erase.masked_fragments(collection) == set()
     for key in gone:
         assert not _holding(collection.path, vectors[int(key)].tobytes())
     assert _holding(collection.path, vectors[998].tobytes())
