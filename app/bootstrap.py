@@ -17,12 +17,10 @@ from app.core.embeddings.switchable import SwitchableEmbedder
 from app.core.events import EventBus
 from app.core.index.ann import INDEX_MIN_ROWS
 from app.core.index.key_index import MessageKeys
-from app.core.index.key_text import MAX_KEYS
 from app.core.index.keyword_format import KeywordReindex
 from app.core.index.lease import WriterLeases
 from app.core.index.legs import FusionParams
 from app.core.index.maintenance import KindReport, Progress
-from app.core.index.message_keys import key_of
 from app.core.index.message_kind import KEYWORD_FORMAT, keyword_body
 from app.core.index.state import ActiveModel, read_active, write_active
 from app.core.llm.guard import GuardedLLM
@@ -38,7 +36,6 @@ from app.core.settings import EmbeddingSettings, Settings, load_settings
 from app.core.storage import faults
 from app.core.storage.db import Database
 from app.core.storage.keyword import KeywordIndex
-from app.core.storage.messages import vector_key
 from app.core.storage.migrate import migrate
 from app.core.storage.vectors import VectorStore
 from app.services.brief_service import BriefService
@@ -270,12 +267,15 @@ def build_services(
     )
     memory.extra_sources[INSIGHTS_SOURCE] = insights.memory_hits  # unified search: include=["insights"]
     index = build_index_service(db, leases, processor, forgetting, insights, knowledge, keys)
-    # Deleted vectors leave LanceDB's data files at the deletion; the repair job finishes the rest.
-    index.erasure = memory.deletion.erasure = build_vector_erasure(db, clock, processor, keys)
-    index.erasure.derived += [
+    # Deleted vectors leave LanceDB's files at the deletion (vector_erasure.py); the tables it touches.
+    index.erasure = memory.deletion.erasure = VectorErasure(db, clock)
+    index.erasure.tables += [
+        lambda: processor.collection,
         lambda: forgetting.summaries.corpus.collection,
         lambda: insights.index.corpus.collection,
     ]
+    if keys is not None:
+        index.erasure.tables.append(lambda: keys.corpus.collection)
     reembed = ReembedService(
         index,
         active,
@@ -393,19 +393,6 @@ def _active_embedder(
     with db.write() as session:
         write_active(session, current, clock.now_ms())
     return configured
-
-
-def build_vector_erasure(
-    db: Database, clock: Clock, processor: Processor, keys: MessageKeys | None
-) -> VectorErasure:
-    """Where a deleted message's vectors are: its own, and its sentence keys (vector_erasure.py)."""
-    erasure = VectorErasure(db, clock)
-    erasure.sources.append(lambda ids: (processor.collection, [vector_key(i) for i in ids]))
-    if keys is not None:
-        erasure.sources.append(
-            lambda ids: (keys.corpus.collection, [key_of(i, n) for i in ids for n in range(MAX_KEYS)])
-        )
-    return erasure
 
 
 def build_index_service(

@@ -1,4 +1,4 @@
-"""Fragments of LanceDB tables that still hold deleted rows' bytes, until they are rewritten."""
+"""LanceDB tables whose files may still hold deleted rows' bytes, until they are compacted."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -13,7 +13,6 @@ def upgrade() -> None:
     op.create_table(
         "vector_erasures",
         sa.Column("collection", sa.String(200), primary_key=True),
-        sa.Column("fragment", sa.BigInteger, primary_key=True),
         sa.Column("recorded_at", sa.BigInteger, nullable=False),
     )
 
