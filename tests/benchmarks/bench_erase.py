@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import struct
 import sys
 import time
 from pathlib import Path
@@ -55,35 +54,17 @@ def stored(svc, target: int) -> list[bytes]:
     return [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
 
 
-def row_addresses(svc, target: int) -> dict[str, list[bytes]]:
-    """Each table's LanceDB row ids of the message's rows, as the index files store them (u64)."""
-    out: dict[str, list[bytes]] = {}
-    tables = [(svc.processor.collection, [vector_key(target)])]
-    if svc.memory.keys is not None:
-        tables.append((svc.memory.keys.corpus.collection, [key_of(target, n) for n in range(12)]))
-    for collection, keys in tables:
-        where = " OR ".join(f"key = '{k}'" for k in keys)
-        data = collection.table.search().where(where).with_row_id(True).select(["key"]).limit(None).to_arrow()
-        out[collection.name] = [struct.pack("<Q", r) for r in data.column("_rowid").to_pylist()]
-    return out
-
-
-def in_indexes(svc, addresses: dict[str, list[bytes]]) -> str:
-    """Per table: how many of the old row ids some vector-index file still holds, and the index's
-    coverage (an index segment keeping the deleted rows would still list their row ids)."""
+def in_indexes(svc) -> str:
+    """Per table: the vector index's coverage and segments (a rewrite that re-indexed instead of
+    remapping would add a segment, and the old one would keep the deleted rows' codes)."""
     parts = []
     for collection in tables_of(svc):
-        olds = addresses.get(collection.name, [])
-        indices = collection.path / "_indices"
-        left = holders(indices, olds) if indices.exists() else 0
         cover = [
-            (i.name, i.num_indexed_rows, i.num_unindexed_rows, i.num_segments)
+            (i.num_indexed_rows, i.num_unindexed_rows, i.num_segments)
             for i in collection.table.list_indices()
             if i.index_type.startswith("Ivf")
         ]
-        parts.append(
-            f"{collection.name.split('__')[0]}: {left} of {len(olds)} old row id(s) in index files, {cover}"
-        )
+        parts.append(f"{collection.name.split('__')[0]}: indexed, unindexed, segments {cover}")
     return "; ".join(parts)
 
 
@@ -102,7 +83,6 @@ def shape(collection) -> str:
 
 def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:
     needles = stored(svc, target)
-    addresses = row_addresses(svc, target)
     deletion = svc.memory.deletion
     erasure = deletion.erasure
     if not erase:
@@ -115,7 +95,7 @@ def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:
             started, cpu = time.perf_counter(), time.process_time()
             result = run(*args, **kwargs)
             timing["wall"], timing["cpu"] = time.perf_counter() - started, time.process_time() - cpu
-            timing["rows"] = result.rows
+            timing["fragments"] = result.fragments
             return result
 
         erasure.run = timed_run
@@ -130,10 +110,10 @@ def one(svc, target: int, vectors_dir: Path, *, erase: bool) -> None:
     print(
         f"{label}: message {target}: {wall:.2f} s wall, {cpu:.2f} s CPU in all; "
         f"erasure {timing.get('wall', 0):.2f} s wall, {timing.get('cpu', 0):.2f} s CPU, "
-        f"{int(timing.get('rows', 0))} rows rewritten; vectorsErased={report.vectors_erased}; "
+        f"{int(timing.get('fragments', 0))} fragment(s) rewritten; vectorsErased={report.vectors_erased}; "
         f"{left} of {len(needles)} deleted vector(s) still in a file; load {os.getloadavg()[0]:.1f}"
     )
-    print(f"  index: {in_indexes(svc, addresses)}")
+    print(f"  index: {in_indexes(svc)}")
 
 
 def main() -> None:
