@@ -103,7 +103,7 @@ def doctor_command(
         pending == 0,
         "no data file holds a deleted row"
         if pending == 0
-        else f"{pending} LanceDB fragment(s) still hold deleted rows' bytes; "
+        else f"{pending} LanceDB table(s) may still hold deleted rows' bytes; "
         "run `strata doctor --repair` (the background repair also finishes it)",
     )
     keyword_format = _keyword_format_check(svc, repair=repair, quiet=as_json)

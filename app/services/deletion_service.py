@@ -3,8 +3,8 @@
 Plan, then apply: `plan(selector)` says what would go (counts and a sample) and changes nothing;
 `delete(ids)` removes rows, keyword entries, vectors and the audit log's copies of their text,
 lets features fix what quoted them (summaries' key points), then purges the files: SQLite's
-(`erasure.purge_files`) and LanceDB's, whose fragments that held the vectors are rewritten
-(`vector_erasure.py`).
+(`erasure.purge_files`) and LanceDB's, whose fragments that held the vectors are compacted
+without them (`vector_erasure.py`).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class DeletionReport:
     purged: bool
     # What features rewrote or removed because it quoted the deleted text, e.g. {"regenerated": 2}.
     derived: dict[str, int] = field(default_factory=dict)
-    # Whether LanceDB's files no longer hold the deleted vectors (their fragments rewritten and
+    # Whether LanceDB's files no longer hold the deleted vectors (their fragments compacted and
     # old versions dropped) when the call returns; False: a host's worker rewrites them right
     # after (or, after an error, the repair job); `doctor` tells when none is left.
     vectors_erased: bool = True
@@ -140,7 +140,7 @@ class DeletionService:
         self.events = events
         # Features that copied message text (forgetting summaries) register here in bootstrap.
         self.hooks: list[DeletionHook] = []
-        # Rewrites the LanceDB fragments that held deleted vectors (None: only compaction).
+        # Compacts the LanceDB fragments that held deleted vectors (None: LanceDB's own rule only).
         self.erasure = erasure
 
     def plan(self, selector: MessageSelector) -> DeletionPlan:
@@ -207,7 +207,7 @@ class DeletionService:
         erased: list[ErasedRow] = []
         now = self.clock.now_ms()
         if self.erasure is not None:
-            # Before anything is deleted: afterwards LanceDB no longer says where the rows were.
+            # Before anything is deleted, so that a crash from here on leaves the erasure recorded.
             self.erasure.mark(wanted)
         for part in chunked(wanted, BATCH):
             with self.db.write() as session:
@@ -240,11 +240,11 @@ class DeletionService:
         return DeletionReport(deleted, purged, derived, erased_vectors)
 
     def _purge_vectors(self) -> bool:
-        """Rewrite the fragments that held the vectors and drop old versions; False: left pending."""
+        """Compact the fragments that held the vectors and drop old versions; False: left pending."""
         if self.erasure is None:
             self.processor.collection.purge_history()
             return False
-        if self.erasure.background:  # a host: answered now, rewritten right after on its worker
+        if self.erasure.background:  # a host: answered now, compacted right after on its worker
             self.erasure.request()
             return False
         try:

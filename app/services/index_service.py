@@ -65,7 +65,7 @@ class IndexService:
         self.prune_settle = vector_prune.SETTLE
         self._file_versions: dict[str, int] = {}  # table versions the vector files were current at
         self._files_checked_at = -float("inf")
-        # Rewrites LanceDB fragments still holding deleted rows (set in bootstrap; None: none).
+        # Compacts LanceDB tables a deletion left masked rows in (set in bootstrap; None: none).
         self.erasure: VectorErasure | None = None
 
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
@@ -123,13 +123,13 @@ class IndexService:
         return reports
 
     def erase_deleted(self) -> ErasureRun | None:
-        """Finish erasures a deletion left recorded (a crash or an error): rewrite, purge, clear."""
+        """Finish erasures a deletion left recorded (a crash or an error): compact, purge, clear."""
         if self.erasure is None:
             return None
         return self.erasure.run(collections=[k.corpus.collection for k in self.kinds])
 
     def erasure_pending(self) -> int:
-        """Fragments of LanceDB tables still holding deleted rows' bytes (0: none known)."""
+        """LanceDB tables whose erasure a deletion recorded and no run finished (0: none)."""
         return self.erasure.pending() if self.erasure is not None else 0
 
     def maintain_vector_indexes(self) -> dict[str, AnnWork]:
@@ -272,7 +272,7 @@ class IndexService:
     def schedule(self, scheduler: Any, *, minutes: int = 30, index_minutes: int = 10) -> None:
         """Repair once right after start-up (in the background), then every `minutes`."""
         if self.erasure is not None:
-            # A host answers deletions at once; the fragments are rewritten on a worker.
+            # A host answers deletions at once; the tables are compacted on a worker.
             self.erasure.start_background()
         self._job = scheduler.add_job(
             self.run_repair_job,

@@ -47,15 +47,15 @@ class VectorErasure:
         self._idle = threading.Event()
         self._idle.set()
         self._worker: threading.Thread | None = None
-        self._running = threading.Lock()  # the worker and the repair job never rewrite at once
+        self._running = threading.Lock()  # the worker and the repair job never compact at once
 
     @property
     def background(self) -> bool:
-        """Whether a worker rewrites after deletions (a host); False: the deletion does it."""
+        """Whether a worker compacts after deletions (a host); False: the deletion does it."""
         return self._worker is not None
 
     def start_background(self) -> None:
-        """Rewrite on a worker thread from now on, woken by each deletion (`request`)."""
+        """Compact on a worker thread from now on, woken by each deletion (`request`)."""
         if self._worker is None:
             self._worker = threading.Thread(target=self._loop, name="vector-erasure", daemon=True)
             self._worker.start()

@@ -1,4 +1,4 @@
-"""A deleted message's vectors leave every file: LanceDB's fragments that held them are rewritten."""
+"""A deleted message's vectors leave every file: LanceDB's fragments that held them are compacted."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_vector_file_through_job_search_deletion_and_repair(data_dir: Path, cli_
     svc.memory.deletion.delete([int(victim)])
     assert vector.tobytes() not in stored.path.read_bytes()
     assert victim not in _ids(svc, "heron migration")
-    # The erasure rewrote the fragment that held it (vector_erase.py): new row ids, as after a
+    # The erasure compacted the fragment that held it (vector_erase.py): new row ids, as after any
     # compaction, so the file serves none of them until the job's next run.
     assert svc.index.vector_files()["message"].stale == 59
     svc.index.run_vector_file_job()

@@ -54,4 +54,3 @@ def test_compaction_drops_masked_rows_from_data_and_index_files(tmp_path: Path) 
     assert _holding(collection.path, vectors[998].tobytes())
     (index,) = [i for i in collection.table.list_indices() if i.index_type.startswith("Ivf")]
     assert (index.num_indexed_rows, index.num_unindexed_rows, index.num_segments) == (997, 0, 1)
-
