@@ -57,11 +57,12 @@ def _settle(batcher: QueryBatcher) -> None:
 
 
 def test_a_lone_waiting_search_is_left_to_its_worker(batcher: QueryBatcher, model: Model) -> None:
-    batcher.queued("budget approved")
+    served = batcher.queued("budget approved")
     batcher.queued("offsite plans", next_up=False)
     _settle(batcher)
     assert model.calls == []  # two texts at admission: fewer than batch_at, nobody next
-    assert batcher.take("budget approved") is None  # served now: its worker embeds it
+    assert served is not None and batcher.take("budget approved") is None  # its worker embeds it
+    batcher.withdraw(served)  # it waits no more
     batcher.queued("login bug", next_up=True)
     _settle(batcher)
     # One text left waiting for a worker ("offsite plans" at admission, "login bug" next up):
@@ -81,6 +82,28 @@ def test_enough_waiting_texts_go_in_one_call(batcher: QueryBatcher, model: Model
         batcher.queued(text)
     _settle(batcher)
     assert (batcher.batches, batcher.embedded, len(model.calls)) == (1, 3, 1)
+
+
+def test_a_text_nobody_waits_for_any_more_is_not_embedded(batcher: QueryBatcher, model: Model) -> None:
+    # A search parked at admission that was then served in the server, refused or cancelled:
+    # its text used to stay queued, be embedded by a later batch and count as batched (the race
+    # behind session 10's CI failure of test_query_batch_served).
+    gone = batcher.queued("served in the server")
+    twice = [batcher.queued("asked twice"), batcher.queued("asked twice")]
+    assert gone is not None and twice[0] is not None and batcher.waiting() == 2
+    batcher.withdraw(gone)
+    batcher.withdraw(twice[0])  # the other search for the same text still waits
+    assert batcher.waiting() == 1
+    batcher.queued("next one", next_up=True)
+    _settle(batcher)
+    assert model.calls == [["asked twice", "next one"]] and batcher.waiting() == 0
+    # Withdrawing a ticket whose text a batch took is harmless, even once the text waits again.
+    batcher.withdraw(twice[1])  # type: ignore[arg-type]
+    again = batcher.queued("served in the server")
+    batcher.withdraw(gone)
+    assert again is not None and batcher.waiting() == 1
+    batcher.withdraw(again)
+    assert batcher.waiting() == 0
 
 
 def test_a_search_served_during_its_batch_waits_for_it(batcher: QueryBatcher, model: Model) -> None:
