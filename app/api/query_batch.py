@@ -24,6 +24,7 @@ the job; the worker puts it in its query cache, so its search runs no model for 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from urllib.parse import parse_qs
 import numpy as np
 from starlette.types import Scope
 
+from app.api.security import BODY_KEY
 from app.bootstrap import Services
 from app.core.search.dates import parse_query_dates
 from app.core.search.query_vectors import batched
@@ -196,9 +198,13 @@ def first_text(query: str, *, dated: bool, now_ms: int) -> str:
 
 
 def queued_search_text(scope: Scope, now_ms: int) -> str | None:
-    """The first text of a `GET /api/search` parked at admission (its query string is all there
-    is to read before it runs; a POST body is read later), else None."""
-    if scope.get("method") != "GET" or scope.get("path") != SEARCH_PATH:
+    """The first text of a search parked at admission: a `GET /api/search`'s query string, or a
+    `POST /api/search`'s JSON body (the guard read it already: `security.BODY_KEY`); else None."""
+    if scope.get("path") != SEARCH_PATH:
+        return None
+    if scope.get("method") == "POST":
+        return _posted_text(scope.get(BODY_KEY), now_ms)
+    if scope.get("method") != "GET":
         return None
     # As Starlette reads it (a repeated parameter: the last one).
     params = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
@@ -206,6 +212,24 @@ def queued_search_text(scope: Scope, now_ms: int) -> str | None:
     if not query or not query[-1].strip():
         return None
     return first_text(query[-1], dated="since" in params or "until" in params, now_ms=now_ms)
+
+
+def _posted_text(body: object, now_ms: int) -> str | None:
+    """The first text of a search body as `SearchIn` reads it (dated by a non-null `since` or
+    `until`); None for a body it would refuse anyway (the request gets its 422 as before)."""
+    if not isinstance(body, bytes):
+        return None
+    try:
+        fields = json.loads(body)
+    except ValueError:  # UnicodeDecodeError is one
+        return None
+    if not isinstance(fields, dict):
+        return None
+    query = fields.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return None
+    dated = fields.get("since") is not None or fields.get("until") is not None
+    return first_text(query, dated=dated, now_ms=now_ms)
 
 
 def query_batcher(services: Services) -> QueryBatcher | None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from app.api.query_batch import QueryBatcher, first_text, query_batcher, queued_search_text
+from app.api.security import BODY_KEY
 from app.bootstrap import build_services
 from app.core.clock import FixedClock
 from app.core.domain import SearchFilters
@@ -153,6 +154,26 @@ def _scope(query: bytes, method: str = "GET", path: str = "/api/search") -> dict
     return {"type": "http", "method": method, "path": path, "query_string": query}
 
 
+def _posted(body: bytes, path: str = "/api/search") -> dict[str, object]:
+    return {"type": "http", "method": "POST", "path": path, "query_string": b"", BODY_KEY: body}
+
+
+def test_the_text_of_a_posted_search_parked_at_admission() -> None:
+    assert (
+        queued_search_text(_posted(b'{"query": " budget approved ", "limit": 5}'), NOW_MS)
+        == "budget approved"
+    )
+    last_week = b'{"query": "API migration blocked last week"}'
+    assert queued_search_text(_posted(last_week), NOW_MS) == "API migration blocked"
+    own_dates = b'{"query": "blocked last week", "since": "2026-01-01"}'
+    assert queued_search_text(_posted(own_dates), NOW_MS) == "blocked last week"
+    null_dates = b'{"query": "blocked last week", "since": null, "until": null}'
+    assert queued_search_text(_posted(null_dates), NOW_MS) == "blocked"
+    for refused in (b"not json", b"\xff\xfe", b"[1, 2]", b'{"query": 5}', b'{"query": "  "}', b"{}"):
+        assert queued_search_text(_posted(refused), NOW_MS) is None, refused
+    assert queued_search_text(_posted(b'{"query": "budget"}', path="/api/messages"), NOW_MS) is None
+
+
 def test_the_text_of_a_search_parked_at_admission() -> None:
     assert queued_search_text(_scope(b"q=%20budget+approved%20&limit=5"), NOW_MS) == "budget approved"
     # A date phrase becomes a range: the search embeds the rest.
@@ -161,7 +182,8 @@ def test_the_text_of_a_search_parked_at_admission() -> None:
     dated = queued_search_text(_scope(b"q=blocked+last+week&since=2026-01-01"), NOW_MS)
     assert dated == "blocked last week"
     assert queued_search_text(_scope(b"q=a&q=second"), NOW_MS) == "second"  # as Starlette reads it
-    assert queued_search_text(_scope(b"q=budget", method="POST"), NOW_MS) is None
+    assert queued_search_text(_scope(b"q=budget", method="POST"), NOW_MS) is None  # no body read
+    assert queued_search_text(_scope(b"q=budget", method="PUT"), NOW_MS) is None
     assert queued_search_text(_scope(b"q=budget", path="/api/messages"), NOW_MS) is None
     assert queued_search_text(_scope(b"q=++"), NOW_MS) is None
     assert queued_search_text(_scope(b"limit=3"), NOW_MS) is None

@@ -1,9 +1,10 @@
 """Batched query embeddings behind `strata serve`: real HTTP on 127.0.0.1, a real worker process.
 
 The worker is paused (SIGSTOP) under a first search, so the next searches wait at admission for
-certain; their queries are embedded in batches by the server while they wait, each is handed to
-the worker with its vector once it runs, and every answer is the same JSON bytes as the server
-without workers gives. A lone search is never batched.
+certain; their queries (a POST body's too) are embedded in batches by the server while they
+wait, each is handed to the worker with its vector once it runs, and every answer is the same
+JSON bytes as the server without workers gives. A lone search is never batched. A search that
+stops waiting (served in the server, refused) leaves nothing queued for a batch.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from app.core.settings import ApiSettings, EmbeddingSettings, Settings
 from tests.conftest import NOW_MS, make_message
 
 QUERIES = ("press kit", "plumber invoice last week", "hiking trip", "pasta recipe anna")
+POSTED = QUERIES[-1]  # sent as POST /api/search
 
 
 def _wait(condition, timeout: float = 90.0) -> None:  # type: ignore[no-untyped-def]
@@ -93,7 +95,12 @@ def test_waiting_searches_get_their_query_vectors_from_one_batch(
     answers: dict[str, bytes] = {}
 
     def search(query: str) -> None:
-        reply = httpx.get(f"{with_workers}/api/search", params={"q": query}, headers=headers, timeout=60)
+        if query == POSTED:
+            reply = httpx.post(
+                f"{with_workers}/api/search", json={"query": query}, headers=headers, timeout=60
+            )
+        else:
+            reply = httpx.get(f"{with_workers}/api/search", params={"q": query}, headers=headers, timeout=60)
         assert reply.status_code == 200
         answers[query] = reply.content
 
@@ -104,9 +111,16 @@ def test_waiting_searches_get_their_query_vectors_from_one_batch(
         first.start()
         _wait(lambda: pool.stats().busy == 1)  # the first search is in the (paused) worker
         waiting = [threading.Thread(target=search, args=(q,)) for q in QUERIES]
-        for t in waiting:
+        for t in waiting[:-1]:
             t.start()
-        # One waits for the worker, three at admission; their queries are embedded meanwhile.
+        # One waits for the worker, two at admission; their queries are batched or queued. The
+        # last, a POST, parks at admission for certain: its body's query joins a batch there.
+        _wait(
+            lambda: (
+                pool.batcher is not None and pool.batcher.embedded - embedded + pool.batcher.waiting() == 3
+            )
+        )
+        waiting[-1].start()
         _wait(lambda: pool.batcher is not None and pool.batcher.embedded - embedded == len(QUERIES))
     finally:
         os.kill(worker_pid, signal.SIGCONT)
@@ -122,7 +136,10 @@ def test_waiting_searches_get_their_query_vectors_from_one_batch(
     assert after.with_vector - before.with_vector == len(QUERIES)
     with httpx.Client(headers=headers, timeout=60) as http:
         for query, body in answers.items():
-            assert body == http.get(f"{plain}/api/search", params={"q": query}).content, query
+            if query == POSTED:
+                assert body == http.post(f"{plain}/api/search", json={"query": query}).content, query
+            else:
+                assert body == http.get(f"{plain}/api/search", params={"q": query}).content, query
 
 
 def test_a_lone_search_is_not_batched(urls: tuple[SearchPool, str, str, dict[str, str]]) -> None:
