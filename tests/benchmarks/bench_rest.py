@@ -236,16 +236,15 @@ def main() -> int:
     _, queries = bench_search.corpus("synthetic", 10)
     try:
         asyncio.run(wait_ready(url, timeout=300))
+        # The scheduled jobs' first runs are not searches: not measured. Before the warm-up, so
+        # the search workers (stopped after api.search_worker_idle_seconds) start after it.
+        settle = args.settle - (time.monotonic() - server_started)
+        if settle > 0:
+            time.sleep(settle)
+            print(f"settled {settle:.0f} s (the scheduler's first runs)")
         # Warm-up: model, caches, connection pools; 4 clients at once also start the search workers.
         asyncio.run(load(url, token, 4, 5, queries))
         print(f"server start-up jobs done after {wait_idle(server.pid):.0f} s more")
-        settle = args.settle - (time.monotonic() - server_started)
-        if settle > 0:  # the scheduled jobs' first runs are not searches: not measured
-            time.sleep(settle)
-            print(
-                f"settled {settle:.0f} s more (the scheduler's first runs); "
-                f"idle after {wait_idle(server.pid):.0f} s"
-            )
         print(
             f"server RSS after warm-up {rss_mb(server.pid):.0f} MB, workers {workers_rss_mb(server.pid)} MB"
         )
