@@ -231,7 +231,8 @@ class SearchPool:
             return None
         waiter: asyncio.Future[_Worker | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
-        ticket = self.batcher.queued(self._first_text(body), next_up=True) if self.batcher else None
+        batcher = self.batcher
+        ticket = batcher.queued(self._first_text(body), next_up=True) if batcher is not None else None
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -244,8 +245,8 @@ class SearchPool:
                 self._wake_one()
             raise
         finally:
-            if ticket is not None:  # it waits no more (a batch that has it still serves it)
-                self.batcher.withdraw(ticket)  # type: ignore[union-attr]
+            if batcher is not None and ticket is not None:  # it waits no more (a batch has it, or not)
+                batcher.withdraw(ticket)
 
     def _lanes(self) -> int:
         """Searches the server may run itself now: any number with no worker ready (as without
