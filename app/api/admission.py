@@ -63,12 +63,14 @@ class AdmissionGate:
         app: ASGIApp,
         *,
         limits: GateLimits | None = None,
-        on_queue: Callable[[Scope], None] | None = None,
+        on_queue: Callable[[Scope], Callable[[], None] | None] | None = None,
     ) -> None:
         self.app = app
         self.limits = limits or GateLimits()
         # Told of each request parked in the queue (the search pool embeds waiting searches'
-        # queries together, query_batch.py); it must be quick and never fail the request.
+        # queries together, query_batch.py); it must be quick and never fail the request. What
+        # it returns, if anything, is called once the request leaves the queue (admitted,
+        # refused or gone), so a waiting request's query is not embedded after it stopped waiting.
         self.on_queue = on_queue
         self._lock = threading.Lock()
         self._running = 0
@@ -112,9 +114,10 @@ class AdmissionGate:
                 return False
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
+        left: Callable[[], None] | None = None
         if self.on_queue is not None:
             try:
-                self.on_queue(scope)
+                left = self.on_queue(scope)
             except Exception:
                 log.warning("admission queue hook failed", exc_info=True)
         try:
@@ -134,6 +137,12 @@ class AdmissionGate:
             if isinstance(exc, asyncio.CancelledError):
                 raise
             return False
+        finally:
+            if left is not None:
+                try:
+                    left()
+                except Exception:
+                    log.warning("admission queue hook failed", exc_info=True)
         with self._lock:
             self._handed.discard(waiter)
             self._admitted += 1

@@ -14,6 +14,8 @@ the job; the worker puts it in its query cache, so its search runs no model for 
 - A search handed a worker while its text is in the running batch waits for that batch (its
   core is busy with it meanwhile); one whose text is in no batch goes without: its worker embeds
   it, as before.
+- A search that stops waiting (admitted, refused, gone, served in the server) withdraws its
+  ticket: a text nobody waits for is not embedded by a later batch, nor counted as waiting.
 - The vectors are the model's own for the same text: the float model's padding is masked out,
   so a text's vector does not depend on the batch (checked bit for bit, test_query_batch.py);
   an embedder that cannot promise that has no `embed_queries` and gets no batcher.
@@ -21,16 +23,20 @@ the job; the worker puts it in its query cache, so its search runs no model for 
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 import numpy as np
 from starlette.types import Scope
 
+from app.api.security import BODY_KEY
 from app.bootstrap import Services
 from app.core.search.dates import parse_query_dates
 from app.core.search.query_vectors import batched
@@ -46,6 +52,14 @@ KEEP = 512
 SEARCH_PATH = "/api/search"
 
 Vector = tuple[str, np.ndarray]  # the model that made it, and the vector
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """One search waiting for `text` (several may wait for the same text)."""
+
+    text: str
+    number: int
 
 
 class QueryBatcher:
@@ -71,8 +85,11 @@ class QueryBatcher:
         self._warm = warm
         self.batch_at, self.max_batch, self.keep = batch_at, max_batch, keep
         self._lock = threading.Lock()
-        self._pending: dict[str, None] = {}  # waiting, in no batch yet (in arrival order)
-        self._next_up: set[str] = set()  # of those, texts of searches waiting for a worker
+        # Texts waiting, in no batch yet (in arrival order), each with the tickets of the searches
+        # still waiting for it: a text nobody waits for any more is dropped, not embedded later.
+        self._pending: dict[str, set[int]] = {}
+        self._next_up: set[int] = set()  # of those tickets, searches waiting for a worker
+        self._tickets = itertools.count()
         self._running: Future[None] | None = None
         self._running_texts: frozenset[str] = frozenset()
         # The running batch loads the model first (released when idle, ~0.5-1 s): nobody waits for it.
@@ -82,15 +99,35 @@ class QueryBatcher:
         self._closed = False
         self.batches = self.embedded = self.failed = 0
 
-    def queued(self, text: str, *, next_up: bool = False) -> None:
-        """A search for `text` waits: at admission, or (`next_up`) for a search worker."""
+    def queued(self, text: str, *, next_up: bool = False) -> Ticket | None:
+        """A search for `text` waits: at admission, or (`next_up`) for a search worker. Its
+        ticket must be withdrawn when it stops waiting (None: nothing to withdraw)."""
         with self._lock:
             if self._closed or text in self._done or text in self._running_texts:
-                return
-            self._pending[text] = None
+                return None
+            ticket = Ticket(text, next(self._tickets))
+            self._pending.setdefault(text, set()).add(ticket.number)
             if next_up:
-                self._next_up.add(text)
+                self._next_up.add(ticket.number)
             self._maybe_start()
+            return ticket
+
+    def withdraw(self, ticket: Ticket) -> None:
+        """The search stopped waiting (it runs now, was refused or went away): a text no other
+        search waits for leaves the queue. Its vector, if a batch took it already, stays."""
+        with self._lock:
+            waiting = self._pending.get(ticket.text)
+            if waiting is None or ticket.number not in waiting:
+                return  # in a batch already (or the batcher closed)
+            waiting.discard(ticket.number)
+            self._next_up.discard(ticket.number)
+            if not waiting:
+                del self._pending[ticket.text]
+
+    def waiting(self) -> int:
+        """Texts queued for a batch that has not started."""
+        with self._lock:
+            return len(self._pending)
 
     def take(self, text: str) -> Vector | Future[None] | None:
         """The vector for `text` if made; the running batch's future if it is being made (wait,
@@ -102,8 +139,6 @@ class QueryBatcher:
                 return found
             if text in self._running_texts and self._running is not None:
                 return None if self._running_cold else self._running
-            self._pending.pop(text, None)  # served now: a batch would come too late for it
-            self._next_up.discard(text)
             return None
 
     def _maybe_start(self) -> None:
@@ -111,13 +146,12 @@ class QueryBatcher:
         if self._running is not None or self._closed or not self._pending:
             return
         waiting = len(self._pending)
-        urgent = not self._next_up.isdisjoint(self._pending)
+        urgent = bool(self._next_up)
         if waiting < self.batch_at and not (urgent and waiting >= 2):
             return
         texts = list(self._pending)[: self.max_batch]
         for text in texts:
-            del self._pending[text]
-            self._next_up.discard(text)
+            self._next_up.difference_update(self._pending.pop(text))
         self._running_texts = frozenset(texts)
         self._running_cold = not self._warm()
         self._running = self._executor.submit(self._run, texts)
@@ -148,6 +182,7 @@ class QueryBatcher:
         with self._lock:
             self._closed = True
             self._pending.clear()
+            self._next_up.clear()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
@@ -163,9 +198,13 @@ def first_text(query: str, *, dated: bool, now_ms: int) -> str:
 
 
 def queued_search_text(scope: Scope, now_ms: int) -> str | None:
-    """The first text of a `GET /api/search` parked at admission (its query string is all there
-    is to read before it runs; a POST body is read later), else None."""
-    if scope.get("method") != "GET" or scope.get("path") != SEARCH_PATH:
+    """The first text of a search parked at admission: a `GET /api/search`'s query string, or a
+    `POST /api/search`'s JSON body (the guard read it already: `security.BODY_KEY`); else None."""
+    if scope.get("path") != SEARCH_PATH:
+        return None
+    if scope.get("method") == "POST":
+        return _posted_text(scope.get(BODY_KEY), now_ms)
+    if scope.get("method") != "GET":
         return None
     # As Starlette reads it (a repeated parameter: the last one).
     params = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
@@ -173,6 +212,24 @@ def queued_search_text(scope: Scope, now_ms: int) -> str | None:
     if not query or not query[-1].strip():
         return None
     return first_text(query[-1], dated="since" in params or "until" in params, now_ms=now_ms)
+
+
+def _posted_text(body: object, now_ms: int) -> str | None:
+    """The first text of a search body as `SearchIn` reads it (dated by a non-null `since` or
+    `until`); None for a body it would refuse anyway (the request gets its 422 as before)."""
+    if not isinstance(body, bytes):
+        return None
+    try:
+        fields = json.loads(body)
+    except ValueError:  # UnicodeDecodeError is one
+        return None
+    if not isinstance(fields, dict):
+        return None
+    query = fields.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return None
+    dated = fields.get("since") is not None or fields.get("until") is not None
+    return first_text(query, dated=dated, now_ms=now_ms)
 
 
 def query_batcher(services: Services) -> QueryBatcher | None:

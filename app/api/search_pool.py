@@ -35,6 +35,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -181,12 +182,15 @@ class SearchPool:
             self._in_process -= 1
             self._wake_one()
 
-    def queued_request(self, scope: Scope) -> None:
-        """The admission gate parked a request: a search's query joins the next batch."""
-        if self.batcher is not None and not self._closed:
-            text = queued_search_text(scope, self._now_ms())
-            if text is not None:
-                self.batcher.queued(text)
+    def queued_request(self, scope: Scope) -> Callable[[], None] | None:
+        """The admission gate parked a request: a search's query joins the next batch. Returns
+        what the gate calls when the request leaves its queue (it then waits no more there)."""
+        batcher = self.batcher
+        if batcher is None or self._closed:
+            return None
+        text = queued_search_text(scope, self._now_ms())
+        ticket = batcher.queued(text) if text is not None else None
+        return None if ticket is None else partial(batcher.withdraw, ticket)
 
     def _first_text(self, body: SearchIn) -> str:
         dated = body.since is not None or body.until is not None
@@ -227,8 +231,8 @@ class SearchPool:
             return None
         waiter: asyncio.Future[_Worker | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
-        if self.batcher is not None:
-            self.batcher.queued(self._first_text(body), next_up=True)
+        batcher = self.batcher
+        ticket = batcher.queued(self._first_text(body), next_up=True) if batcher is not None else None
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -240,6 +244,9 @@ class SearchPool:
                     self._in_process -= 1
                 self._wake_one()
             raise
+        finally:
+            if batcher is not None and ticket is not None:  # it waits no more (a batch has it, or not)
+                batcher.withdraw(ticket)
 
     def _lanes(self) -> int:
         """Searches the server may run itself now: any number with no worker ready (as without

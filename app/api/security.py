@@ -28,6 +28,9 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 # Routes a browser or a health probe must reach without the token. The OpenAPI schema and its
 # viewer describe the API and hold no user data.
 OPEN_PATHS = frozenset({"/api/health", "/api/docs", "/api/docs/oauth2-redirect", "/api/openapi.json"})
+# The scope key under which an API call's whole body (read here before the app runs; not an
+# upload's) is left for the admission gate's hook: a POST search parked there is batched too.
+BODY_KEY = "strata.body"
 
 
 # --- token file -------------------------------------------------------------------------------
@@ -244,7 +247,10 @@ class LocalGuard:
                 await self._too_large(limit)(scope, receive, send)
                 return
             if not message.get("more_body", False):
-                replay.append({"type": "http.request", "body": bytes(buffered), "more_body": False})
+                body = bytes(buffered)
+                replay.append({"type": "http.request", "body": body, "more_body": False})
+                if limit == self.max_body_bytes:  # not an upload: small, and read already
+                    scope[BODY_KEY] = body
                 break
 
         async def replaying_receive() -> Message:

@@ -136,3 +136,38 @@ def test_limits_are_checked():
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_queue_hook_hears_when_each_parked_request_leaves():
+    # The search pool queues a parked search's text for a batch; what the hook returns must run
+    # once the request stops waiting, whether admitted, refused after its wait, or cancelled.
+    held = _HeldApp()
+    parked: list[int] = []
+    left: list[int] = []
+
+    def on_queue(scope) -> object:  # type: ignore[no-untyped-def]
+        number = len(parked)
+        parked.append(number)
+        return lambda: left.append(number)
+
+    gate = AdmissionGate(
+        held, limits=GateLimits(max_concurrent=1, max_queued=4, max_wait_seconds=0.3), on_queue=on_queue
+    )
+    first = asyncio.create_task(_call(gate))
+    await asyncio.sleep(0.02)
+    refused = asyncio.create_task(_call(gate))  # waits 0.3 s, then 503
+    cancelled = asyncio.create_task(_call(gate))
+    await asyncio.sleep(0.02)
+    assert parked == [0, 1] and left == []
+    cancelled.cancel()
+    await asyncio.sleep(0.02)
+    assert left == [1]
+    assert await refused == 503
+    assert left == [1, 0]
+    admitted = asyncio.create_task(_call(gate))
+    await asyncio.sleep(0.02)
+    assert parked == [0, 1, 2] and left == [1, 0]
+    held.release.set()
+    assert await first == 200 and await admitted == 200
+    assert left == [1, 0, 2]

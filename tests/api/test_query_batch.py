@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from app.api.query_batch import QueryBatcher, first_text, query_batcher, queued_search_text
+from app.api.security import BODY_KEY
 from app.bootstrap import build_services
 from app.core.clock import FixedClock
 from app.core.domain import SearchFilters
@@ -57,11 +58,12 @@ def _settle(batcher: QueryBatcher) -> None:
 
 
 def test_a_lone_waiting_search_is_left_to_its_worker(batcher: QueryBatcher, model: Model) -> None:
-    batcher.queued("budget approved")
+    served = batcher.queued("budget approved")
     batcher.queued("offsite plans", next_up=False)
     _settle(batcher)
     assert model.calls == []  # two texts at admission: fewer than batch_at, nobody next
-    assert batcher.take("budget approved") is None  # served now: its worker embeds it
+    assert served is not None and batcher.take("budget approved") is None  # its worker embeds it
+    batcher.withdraw(served)  # it waits no more
     batcher.queued("login bug", next_up=True)
     _settle(batcher)
     # One text left waiting for a worker ("offsite plans" at admission, "login bug" next up):
@@ -81,6 +83,28 @@ def test_enough_waiting_texts_go_in_one_call(batcher: QueryBatcher, model: Model
         batcher.queued(text)
     _settle(batcher)
     assert (batcher.batches, batcher.embedded, len(model.calls)) == (1, 3, 1)
+
+
+def test_a_text_nobody_waits_for_any_more_is_not_embedded(batcher: QueryBatcher, model: Model) -> None:
+    # A search parked at admission that was then served in the server, refused or cancelled:
+    # its text used to stay queued, be embedded by a later batch and count as batched (the race
+    # behind session 10's CI failure of test_query_batch_served).
+    gone = batcher.queued("served in the server")
+    twice = [batcher.queued("asked twice"), batcher.queued("asked twice")]
+    assert gone is not None and twice[0] is not None and batcher.waiting() == 2
+    batcher.withdraw(gone)
+    batcher.withdraw(twice[0])  # the other search for the same text still waits
+    assert batcher.waiting() == 1
+    batcher.queued("next one", next_up=True)
+    _settle(batcher)
+    assert model.calls == [["asked twice", "next one"]] and batcher.waiting() == 0
+    # Withdrawing a ticket whose text a batch took is harmless, even once the text waits again.
+    batcher.withdraw(twice[1])  # type: ignore[arg-type]
+    again = batcher.queued("served in the server")
+    batcher.withdraw(gone)
+    assert again is not None and batcher.waiting() == 1
+    batcher.withdraw(again)
+    assert batcher.waiting() == 0
 
 
 def test_a_search_served_during_its_batch_waits_for_it(batcher: QueryBatcher, model: Model) -> None:
@@ -130,6 +154,26 @@ def _scope(query: bytes, method: str = "GET", path: str = "/api/search") -> dict
     return {"type": "http", "method": method, "path": path, "query_string": query}
 
 
+def _posted(body: bytes, path: str = "/api/search") -> dict[str, object]:
+    return {"type": "http", "method": "POST", "path": path, "query_string": b"", BODY_KEY: body}
+
+
+def test_the_text_of_a_posted_search_parked_at_admission() -> None:
+    assert (
+        queued_search_text(_posted(b'{"query": " budget approved ", "limit": 5}'), NOW_MS)
+        == "budget approved"
+    )
+    last_week = b'{"query": "API migration blocked last week"}'
+    assert queued_search_text(_posted(last_week), NOW_MS) == "API migration blocked"
+    own_dates = b'{"query": "blocked last week", "since": "2026-01-01"}'
+    assert queued_search_text(_posted(own_dates), NOW_MS) == "blocked last week"
+    null_dates = b'{"query": "blocked last week", "since": null, "until": null}'
+    assert queued_search_text(_posted(null_dates), NOW_MS) == "blocked"
+    for refused in (b"not json", b"\xff\xfe", b"[1, 2]", b'{"query": 5}', b'{"query": "  "}', b"{}"):
+        assert queued_search_text(_posted(refused), NOW_MS) is None, refused
+    assert queued_search_text(_posted(b'{"query": "budget"}', path="/api/messages"), NOW_MS) is None
+
+
 def test_the_text_of_a_search_parked_at_admission() -> None:
     assert queued_search_text(_scope(b"q=%20budget+approved%20&limit=5"), NOW_MS) == "budget approved"
     # A date phrase becomes a range: the search embeds the rest.
@@ -138,7 +182,8 @@ def test_the_text_of_a_search_parked_at_admission() -> None:
     dated = queued_search_text(_scope(b"q=blocked+last+week&since=2026-01-01"), NOW_MS)
     assert dated == "blocked last week"
     assert queued_search_text(_scope(b"q=a&q=second"), NOW_MS) == "second"  # as Starlette reads it
-    assert queued_search_text(_scope(b"q=budget", method="POST"), NOW_MS) is None
+    assert queued_search_text(_scope(b"q=budget", method="POST"), NOW_MS) is None  # no body read
+    assert queued_search_text(_scope(b"q=budget", method="PUT"), NOW_MS) is None
     assert queued_search_text(_scope(b"q=budget", path="/api/messages"), NOW_MS) is None
     assert queued_search_text(_scope(b"q=++"), NOW_MS) is None
     assert queued_search_text(_scope(b"limit=3"), NOW_MS) is None
