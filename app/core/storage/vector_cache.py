@@ -22,7 +22,9 @@ Asking LanceDB for the table's latest version reads its manifest from disk, so t
 most every `FOREIGN_CHECK_S`.
 
 A host that sits idle (the desktop app in the tray) calls `release_if_idle`: a copy no search
-used for that long is dropped (~2.4 KB a row) and loaded again by the next search.
+used for that long is dropped (~2.4 KB a row) and loaded again by the next search. That search
+calls `prefetch` as it starts, so the load runs beside its query embedding (after an idle release
+the model loads too) instead of after it; the leg then waits for that load, not a second one.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ class VectorMatrixCache:
         self._masks: dict[Hashable, tuple[int, int, np.ndarray]] = {}
         self._fits = True
         self._reloading = False
+        # Set once a load started by `prefetch` is installed (or left to the search): searches wait.
+        self._prefetched: threading.Event | None = None
         self._checked_at = 0.0
         self.reloads = 0  # whole loads from LanceDB (a test counts them)
         self.catch_ups = 0  # another process's commits applied row by row
@@ -138,6 +142,43 @@ class VectorMatrixCache:
             self._reloading = True
             name = "strata-vcache"
             threading.Thread(target=self._run_background, args=(work,), daemon=True, name=name).start()
+
+    def prefetch(self) -> None:
+        """Start loading a copy that is not held (never loaded, or dropped by the idle release) in
+        the background; the next search waits for that load instead of starting its own, so the
+        rows and the answers are the ones a load in the search would give."""
+        with self._lock:
+            if self._version is not None or self._reloading:
+                return
+            self._reloading = True
+            ready = self._prefetched = threading.Event()
+        threading.Thread(target=self._run_prefetch, args=(ready,), daemon=True, name="strata-vcache").start()
+
+    def _run_prefetch(self, ready: threading.Event) -> None:
+        try:
+            if not self.collection.exists:  # nothing to load (and reads must not create the table)
+                return
+            table = self.collection.table
+            version = table.version
+            if self.background_load_rows > 0 and self.background_load_rows <= self.collection.count():
+                # A copy this large never holds a search up (LanceDB answers until it is installed):
+                # let the search go on at once; it finds the load under way.
+                ready.set()
+            self._reload(table, version)
+        except Exception:  # the search loads it itself
+            log.warning(
+                "loading the copy of %s ahead of the search failed", self.collection.name, exc_info=True
+            )
+        finally:
+            self._reloading = False
+            ready.set()
+
+    def _await_prefetch(self) -> None:
+        ready = self._prefetched
+        if ready is not None:
+            ready.wait()  # outside the lock: the load installs the copy under it
+            if self._prefetched is ready:
+                self._prefetched = None
 
     def _run_background(self, work: Callable[[], None]) -> None:
         try:
@@ -317,6 +358,7 @@ class VectorMatrixCache:
 
         `mask_key` names the filter so its row mask is computed once per change of the columns
         (rows appended since are masked on their own and added to it)."""
+        self._await_prefetch()
         with self._lock:
             self.used_at = time.monotonic()
             if not self._refresh() or self._rows is None:
