@@ -168,3 +168,26 @@ def test_the_first_search_after_a_release_loads_its_copies_beside_the_embedding(
         assert cold and [(h.id, round(h.score, 9)) for h in cold] == [(h.id, round(h.score, 9)) for h in warm]
     finally:
         services.close()
+
+
+def test_a_copy_reloaded_at_the_same_version_keeps_its_principal_axes(tmp_path) -> None:
+    collection = VectorStore(tmp_path / "v").collection("t", "m", 32, ("user_id",))
+    vectors = np.random.default_rng(4).normal(size=(400, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    collection.upsert([f"k{i}" for i in range(400)], vectors, [{"user_id": "u"}] * 400)
+    cache = VectorMatrixCache(collection, project_min_rows=100, projected_dimensions=8, rescore_rows=40)
+    everyone: Callable[[dict[str, np.ndarray]], np.ndarray] = lambda c: c["user_id"] == "u"  # noqa: E731
+    warm = cache.search(vectors[7], 5, everyone)
+    axes = cache._rows.basis if cache._rows is not None else None
+    assert axes is not None
+
+    cache.release_if_idle(0.0)
+    assert cache.search(vectors[7], 5, everyone) == warm
+    assert cache._rows is not None and cache._rows.basis is axes  # kept, not computed again
+    np.testing.assert_array_equal(cache._rows.projected[:400], (vectors @ axes).astype(np.float32))
+
+    # A write since: the table is not the one the axes came from, so they are computed anew.
+    collection.upsert(["k1"], -vectors[1:2], [{"user_id": "u"}])
+    cache.release_if_idle(0.0)
+    cache.search(vectors[7], 5, everyone)
+    assert cache._rows is not None and cache._rows.basis is not axes

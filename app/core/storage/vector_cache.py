@@ -104,6 +104,8 @@ class VectorMatrixCache:
         self._reloading = False
         # Set once a load started by `prefetch` is installed (or left to the search): searches wait.
         self._prefetched: threading.Event | None = None
+        self._loaded_at: Any = None  # the version of the last whole load
+        self._kept_basis: tuple[Any, np.ndarray] | None = None  # (version, axes) kept by the release
         self._checked_at = 0.0
         self.reloads = 0  # whole loads from LanceDB (a test counts them)
         self.catch_ups = 0  # another process's commits applied row by row
@@ -134,7 +136,7 @@ class VectorMatrixCache:
             if self.background_load_rows <= self.collection.count():
                 self._in_background(lambda: self._reload(table, version))
                 return False
-        self._install(self._prepare(table), version)
+        self._install(self._prepare(table, version), version)
         return self._fits
 
     def _in_background(self, work: Callable[[], None]) -> None:
@@ -286,21 +288,27 @@ class VectorMatrixCache:
             rows.rowids[at[known]] = ids[known]
 
     def _reload(self, table: Any, version: Any) -> None:
-        prepared = self._prepare(table)  # the slow part, outside the lock: searches go on
+        prepared = self._prepare(table, version)  # the slow part, outside the lock: searches go on
         with self._lock:
             # A newer copy may have been installed meanwhile: never go back.
             if self._version is None or version > self._version:
                 self._install(prepared, version)
 
-    def _prepare(self, table: Any) -> Rows | None:
-        """The table's rows with their projection (None when too many to hold)."""
+    def _prepare(self, table: Any, version: Any) -> Rows | None:
+        """The table's rows with their projection (None when too many to hold). A copy dropped by
+        the idle release at this same version gets its principal axes back instead of computing
+        them again: the same rows give the same axes, so the same projections and answers."""
+        kept = self._kept_basis
+        basis = kept[1] if kept is not None and kept[0] == version else None
         return vector_sync.load(
-            table, self.collection, self.max_rows, self.project_min_rows, self.projected_dimensions
+            table, self.collection, self.max_rows, self.project_min_rows, self.projected_dimensions, basis
         )
 
     def _install(self, rows: Rows | None, version: Any) -> None:
         self.reloads += 1
         self._version = version
+        self._loaded_at = version
+        self._kept_basis = None
         self._fits = rows is not None
         self._rows = rows
         self._masks = {}
@@ -317,6 +325,10 @@ class VectorMatrixCache:
             if rows is None or now - self.used_at < idle_seconds:
                 return 0
             held = rows.nbytes()
+            # The principal axes (128 × 384 floats, ~200 KB) are kept while the copy is still the
+            # table at the version it was loaded at: reloaded at that version, they are the same.
+            same = rows.basis is not None and self._version == self._loaded_at and not rows.dead
+            self._kept_basis = (self._version, rows.basis) if same else None
             # Unknown version: the next search loads the copy in full, in its own thread.
             self._rows, self._version, self._fits, self._masks = None, None, True, {}
             self._generation += 1

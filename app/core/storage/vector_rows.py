@@ -37,11 +37,16 @@ class Projection:
     scales: np.ndarray | None = None
 
     @classmethod
-    def of(cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000) -> Projection:
-        rng = np.random.default_rng(0)
-        picked = matrix[rng.choice(len(matrix), min(sample, len(matrix)), replace=False)]
-        _, vectors = np.linalg.eigh(picked.T @ picked)
-        basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
+    def of(
+        cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000, *, basis: np.ndarray | None = None
+    ) -> Projection:
+        """`matrix` on its top `dimensions` principal axes (from a sample of its rows), or on
+        `basis` when the caller kept the axes computed from these same rows before."""
+        if basis is None or basis.shape != (matrix.shape[1], dimensions):
+            rng = np.random.default_rng(0)
+            picked = matrix[rng.choice(len(matrix), min(sample, len(matrix)), replace=False)]
+            _, vectors = np.linalg.eigh(picked.T @ picked)
+            basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
         rows, residuals = project(matrix, basis)
         return cls(basis, rows, residuals, *quantize(rows))
 
