@@ -57,7 +57,7 @@ def project(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarr
     # einsum, not (matrix * matrix).sum(): no temporary as large as the matrix (150 MB at 100k).
     squared = np.einsum("ij,ij->i", matrix, matrix) - np.einsum("ij,ij->i", rows, rows)
     rest = np.sqrt(np.maximum(0.0, squared))
-    return rows.astype(np.float32), rest.astype(np.float32)
+    return rows.astype(np.float32, copy=False), rest.astype(np.float32, copy=False)
 
 
 @dataclass(frozen=True, slots=True)
