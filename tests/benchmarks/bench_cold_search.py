@@ -8,9 +8,10 @@ loads, the row-id map, the faiss index and vector file mappings, people, the key
 same query searched again afterwards must give the same top 10 (ids and scores to 1e-9).
 `--rounds` repeats release + cold search with a new query each time.
 
-    python tests/benchmarks/bench_cold_search.py --data-dir COPY [--rounds 3]
+    python tests/benchmarks/bench_cold_search.py --data-dir COPY [--rounds 3] [--root OTHER_CHECKOUT]
 
-Run it from each checkout to compare trees (it imports the checkout it lives in). The CPU
+`--root` imports another checkout's `app` (a before/after; its wrapped functions that do not
+exist there are left out). The CPU
 figures depend little on the machine's load; the wall figures do (note `uptime`).
 """
 
@@ -25,7 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+if "--root" in sys.argv:  # another checkout's `app` (a before/after), imported instead of this one
+    ROOT = Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
+sys.path.insert(0, str(ROOT))
 
 WRAPPED = [
     ("app.core.storage.vector_cache", "VectorMatrixCache", "_prepare", "copy load"),
@@ -71,6 +75,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app runs (before/after)")
     args = parser.parse_args()
     for spec in WRAPPED:
         wrap(*spec)
@@ -108,7 +113,7 @@ def main() -> int:
             )
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
     print(
-        f"median of {args.rounds}: {statistics.median(walls):.3f} s wall, "
+        f"{args.root}: median of {args.rounds}: {statistics.median(walls):.3f} s wall, "
         f"{statistics.median(cpus):.3f} s CPU; "
         f"{same} of {args.rounds} identical; load {load}"
     )
