@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.cli.context import console, guarded, print_json, progress_bar, services
+from app.cli.doctor_keys import build_missing_keys, pending_keys
 from app.cli.search import render
 
 if TYPE_CHECKING:  # the CLI's import stays light (tests/cli/test_cli_startup.py)
@@ -36,13 +37,21 @@ def doctor_command(
     ctx: typer.Context,
     repair: bool = typer.Option(False, "--repair", help="Also recompute every content hash and fix drift."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks and per-kind reports as JSON."),
+    skip_keys: bool = typer.Option(
+        False,
+        "--skip-keys",
+        help="Do not build missing sentence keys (hours on a large archive built in bulk); the app or "
+        "`strata serve` builds them in the background. The other checks and repairs run.",
+    ),
 ) -> None:
     """Check the data dir, schema, embedding model and every index kind; repair drift from SQLite.
 
     Every kind of the corpus (messages, summaries, insights, documents) is compared with SQLite:
     rows without a vector are re-embedded, vectors without a row removed, missing keyword entries
     re-indexed. `--repair` also recomputes every content hash and compares every key. A kind that
-    another process is writing right now is left alone and reported as deferred."""
+    another process is writing right now is left alone and reported as deferred. Messages without
+    sentence keys get them first, with an estimate and a progress bar (Ctrl-C keeps what is built;
+    `--skip-keys` leaves them out)."""
     from app.core.storage.migrate import current_revisions, heads  # Alembic: only here
 
     svc = services(ctx)
@@ -75,8 +84,21 @@ def doctor_command(
         )
     except Exception as exc:  # the model error carries its own fix
         check("embedding model", False, str(exc))
+    keys_step = None
+    if skip_keys:
+        left = guarded(lambda: pending_keys(svc))
+        check("sentence keys", True, f"{left} message(s) without keys; not built (--skip-keys)")
+    else:
+        keys_step = guarded(lambda: build_missing_keys(svc, quiet=as_json))
+        if keys_step is not None and keys_step.stopped:
+            if as_json:
+                print_json({"ok": False, "stopped": True, "sentence_keys": keys_step.to_dict()})
+            raise typer.Exit(130)  # Ctrl-C: the other checks are not run
+    skip = ("message_key",) if skip_keys else ()
     with progress_bar("checking indexes", None, enabled=not as_json) as update:
-        reports = guarded(lambda: svc.index.repair(full=repair, progress=lambda _kind, d, t: update(d, t)))
+        reports = guarded(
+            lambda: svc.index.repair(full=repair, progress=lambda _kind, d, t: update(d, t), skip=skip)
+        )
     check(
         "vector index",
         True,
@@ -123,6 +145,8 @@ def doctor_command(
             {**r.to_dict(), "vector_index": ann.get(r.kind), **_file_json(files.get(r.kind))} for r in reports
         ]
         out: dict[str, object] = {"ok": ok, "checks": checks, "kinds": kinds}
+        if keys_step is not None:
+            out["sentence_keys"] = keys_step.to_dict()
         if keyword_format is not None:
             out["keyword_format"] = keyword_format.to_dict()
         print_json(out)

@@ -105,11 +105,19 @@ class IndexService:
         return out
 
     def repair(
-        self, *, full: bool = False, progress: Callable[[str, int, int | None], None] | None = None
+        self,
+        *,
+        full: bool = False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+        skip: Collection[str] = (),
     ) -> list[KindReport]:
-        """Rebuild every kind's drift from SQLite; a kind another process is writing is deferred."""
+        """Rebuild every kind's drift from SQLite; a kind another process is writing is deferred.
+        Kinds named in `skip` (`message_key`: doctor --skip-keys) are only checked, not repaired."""
         reports: list[KindReport] = []
         for k in self.kinds:
+            if k.corpus.kind in skip:
+                reports.append(maintenance.verify(self.db, k.corpus, k.source))
+                continue
             step: Progress | None = None
             if progress is not None:
                 step = lambda done, total, name=k.name: progress(name, done, total)  # noqa: E731

@@ -140,6 +140,10 @@ class Corpus:
             self._caches[collection.name] = cache
         return cache
 
+    def prefetch(self) -> None:
+        """Start loading the in-memory copy now if it is not held (vector_cache.py, `prefetch`)."""
+        self.matrix().prefetch()
+
     def release_idle(self, idle_seconds: float, now: float | None = None) -> int:
         """Drop in-memory vector copies no search used for `idle_seconds`, and unmap the faiss
         indexes; bytes they held (the mapped codes are file pages, not counted)."""

@@ -112,6 +112,11 @@ class MessageSearcher:
         return SearchOutcome(hits=found.hits, understood=understood, loose=query.loose, hidden=found.hidden)
 
     def _search(self, query: MessageQuery, mentions: Mentions) -> RankedMessages:
+        # Copies not held (the first search, or the first after an idle release) start loading now,
+        # beside the query's embedding; their legs wait for that load (same rows, same answers).
+        self.corpus.prefetch()
+        if self.keys is not None and self.config.sentence_keys:
+            self.keys.prefetch()
         pool = max(self.config.candidate_pool, query.limit * 3)
         if self.config.list_candidate_pool and asks_for_list(query.text):
             pool = max(pool, self.config.list_candidate_pool)

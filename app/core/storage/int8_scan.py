@@ -44,8 +44,13 @@ def quantize(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = np.asarray(rows, dtype=np.float32)
     scales = (np.abs(rows).max(axis=1) / 127.0).astype(np.float32) if len(rows) else np.zeros(0, np.float32)
     safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
-    codes = np.rint(rows / safe[:, None]).clip(-127, 127).astype(np.int16) + ZERO
-    return codes.astype(np.uint8), scales
+    # One float temporary, rounded, clipped and offset in place (a reload after an idle release
+    # quantizes every row of a copy: 76k rows, 5 temporaries of 39 MB before); the same codes.
+    scaled = rows / safe[:, None]
+    np.rint(scaled, out=scaled)
+    np.clip(scaled, -127, 127, out=scaled)
+    scaled += ZERO  # 1..255, exact in float32
+    return scaled.astype(np.uint8), scales
 
 
 def approximate_scores(codes: np.ndarray, scales: np.ndarray, projected_query: np.ndarray) -> np.ndarray:

@@ -22,7 +22,9 @@ Asking LanceDB for the table's latest version reads its manifest from disk, so t
 most every `FOREIGN_CHECK_S`.
 
 A host that sits idle (the desktop app in the tray) calls `release_if_idle`: a copy no search
-used for that long is dropped (~2.4 KB a row) and loaded again by the next search.
+used for that long is dropped (~2.4 KB a row) and loaded again by the next search. That search
+calls `prefetch` as it starts, so the load runs beside its query embedding (after an idle release
+the model loads too) instead of after it; the leg then waits for that load, not a second one.
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ class VectorMatrixCache:
         self._masks: dict[Hashable, tuple[int, int, np.ndarray]] = {}
         self._fits = True
         self._reloading = False
+        # Set once a load started by `prefetch` is installed (or left to the search): searches wait.
+        self._prefetched: threading.Event | None = None
+        self._loaded_at: Any = None  # the version of the last whole load
+        self._kept_basis: tuple[Any, np.ndarray] | None = None  # (version, axes) kept by the release
         self._checked_at = 0.0
         self.reloads = 0  # whole loads from LanceDB (a test counts them)
         self.catch_ups = 0  # another process's commits applied row by row
@@ -130,7 +136,7 @@ class VectorMatrixCache:
             if self.background_load_rows <= self.collection.count():
                 self._in_background(lambda: self._reload(table, version))
                 return False
-        self._install(self._prepare(table), version)
+        self._install(self._prepare(table, version), version)
         return self._fits
 
     def _in_background(self, work: Callable[[], None]) -> None:
@@ -138,6 +144,43 @@ class VectorMatrixCache:
             self._reloading = True
             name = "strata-vcache"
             threading.Thread(target=self._run_background, args=(work,), daemon=True, name=name).start()
+
+    def prefetch(self) -> None:
+        """Start loading a copy that is not held (never loaded, or dropped by the idle release) in
+        the background; the next search waits for that load instead of starting its own, so the
+        rows and the answers are the ones a load in the search would give."""
+        with self._lock:
+            if self._version is not None or self._reloading:
+                return
+            self._reloading = True
+            ready = self._prefetched = threading.Event()
+        threading.Thread(target=self._run_prefetch, args=(ready,), daemon=True, name="strata-vcache").start()
+
+    def _run_prefetch(self, ready: threading.Event) -> None:
+        try:
+            if not self.collection.exists:  # nothing to load (and reads must not create the table)
+                return
+            table = self.collection.table
+            version = table.version
+            if self.background_load_rows > 0 and self.background_load_rows <= self.collection.count():
+                # A copy this large never holds a search up (LanceDB answers until it is installed):
+                # let the search go on at once; it finds the load under way.
+                ready.set()
+            self._reload(table, version)
+        except Exception:  # the search loads it itself
+            log.warning(
+                "loading the copy of %s ahead of the search failed", self.collection.name, exc_info=True
+            )
+        finally:
+            self._reloading = False
+            ready.set()
+
+    def _await_prefetch(self) -> None:
+        ready = self._prefetched
+        if ready is not None:
+            ready.wait()  # outside the lock: the load installs the copy under it
+            if self._prefetched is ready:
+                self._prefetched = None
 
     def _run_background(self, work: Callable[[], None]) -> None:
         try:
@@ -245,21 +288,27 @@ class VectorMatrixCache:
             rows.rowids[at[known]] = ids[known]
 
     def _reload(self, table: Any, version: Any) -> None:
-        prepared = self._prepare(table)  # the slow part, outside the lock: searches go on
+        prepared = self._prepare(table, version)  # the slow part, outside the lock: searches go on
         with self._lock:
             # A newer copy may have been installed meanwhile: never go back.
             if self._version is None or version > self._version:
                 self._install(prepared, version)
 
-    def _prepare(self, table: Any) -> Rows | None:
-        """The table's rows with their projection (None when too many to hold)."""
+    def _prepare(self, table: Any, version: Any) -> Rows | None:
+        """The table's rows with their projection (None when too many to hold). A copy dropped by
+        the idle release at this same version gets its principal axes back instead of computing
+        them again: the same rows give the same axes, so the same projections and answers."""
+        kept = self._kept_basis
+        basis = kept[1] if kept is not None and kept[0] == version else None
         return vector_sync.load(
-            table, self.collection, self.max_rows, self.project_min_rows, self.projected_dimensions
+            table, self.collection, self.max_rows, self.project_min_rows, self.projected_dimensions, basis
         )
 
     def _install(self, rows: Rows | None, version: Any) -> None:
         self.reloads += 1
         self._version = version
+        self._loaded_at = version
+        self._kept_basis = None
         self._fits = rows is not None
         self._rows = rows
         self._masks = {}
@@ -276,6 +325,10 @@ class VectorMatrixCache:
             if rows is None or now - self.used_at < idle_seconds:
                 return 0
             held = rows.nbytes()
+            # The principal axes (128 × 384 floats, ~200 KB) are kept while the copy is still the
+            # table at the version it was loaded at: reloaded at that version, they are the same.
+            same = rows.basis is not None and self._version == self._loaded_at and not rows.dead
+            self._kept_basis = (self._version, rows.basis) if same else None
             # Unknown version: the next search loads the copy in full, in its own thread.
             self._rows, self._version, self._fits, self._masks = None, None, True, {}
             self._generation += 1
@@ -317,6 +370,7 @@ class VectorMatrixCache:
 
         `mask_key` names the filter so its row mask is computed once per change of the columns
         (rows appended since are masked on their own and added to it)."""
+        self._await_prefetch()
         with self._lock:
             self.used_at = time.monotonic()
             if not self._refresh() or self._rows is None:

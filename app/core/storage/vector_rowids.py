@@ -9,6 +9,11 @@ move rows), so the map remembers that version and is used only while the table i
 the rows taken are checked against the keys asked for, and anything not served goes back to
 the key filter. A stale map is rebuilt at most every `refresh_seconds` (~0.2 s of CPU at 1M
 rows), so a busy writer costs a few rebuilds a minute, never one per search.
+
+Where the collection has a vector file, each map built is also saved beside it
+(`vector_rowids_file.py`) and a map of the table's current version is mapped from there instead
+of rebuilt: the first search after an idle release, or in a search worker that just started,
+does not pay the rebuild (docs/benchmarks.md, "Cold search after an idle release").
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from app.core.storage import vector_rowids_file
 
 # Keys are message ids; a map indexed by key stays small (8 bytes a slot) unless ids are sparse.
 _MAX_SLOTS_PER_ROW = 4
@@ -41,14 +48,22 @@ def integer_keys(values: Any) -> np.ndarray | None:
 class RowIds:
     """key -> row id of one table version (integer keys only; None when unusable)."""
 
-    def __init__(self, *, refresh_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        refresh_seconds: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        saved: vector_rowids_file.Saved | None = None,
+    ) -> None:
         self.refresh_seconds = refresh_seconds
+        self.saved = saved  # where maps are saved and mapped from (None: built in memory only)
         self._clock = clock
         # (version, slots) as one value: the keyword worker and the search thread both read it.
         self._map: tuple[int, np.ndarray | None] | None = None
         self._built_at: float | None = None
         self._lock = threading.Lock()
         self.builds = 0
+        self.loads = 0  # maps of the current version mapped from the saved file
 
     def take(
         self, table: Any, keys: Sequence[str], dimensions: int, stored: Stored | None = None
@@ -98,6 +113,12 @@ class RowIds:
             current = self._map
             if current is not None and current[0] == version:
                 return current[1]
+            if self.saved is not None:
+                mapped = self.saved.load(version)
+                if mapped is not None:
+                    self.loads += 1
+                    self._map = (version, mapped)
+                    return mapped
             now = self._clock()
             if self._built_at is not None and now - self._built_at < self.refresh_seconds:
                 return None
@@ -107,6 +128,8 @@ class RowIds:
             if int(table.version) != version:  # written while read: wait for a quieter moment
                 return None
             self._map = (version, slots)
+            if self.saved is not None and slots is not None:
+                self.saved.save(version, slots)
             return slots
 
     @staticmethod

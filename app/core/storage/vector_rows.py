@@ -37,11 +37,16 @@ class Projection:
     scales: np.ndarray | None = None
 
     @classmethod
-    def of(cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000) -> Projection:
-        rng = np.random.default_rng(0)
-        picked = matrix[rng.choice(len(matrix), min(sample, len(matrix)), replace=False)]
-        _, vectors = np.linalg.eigh(picked.T @ picked)
-        basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
+    def of(
+        cls, matrix: np.ndarray, dimensions: int, sample: int = 20_000, *, basis: np.ndarray | None = None
+    ) -> Projection:
+        """`matrix` on its top `dimensions` principal axes (from a sample of its rows), or on
+        `basis` when the caller kept the axes computed from these same rows before."""
+        if basis is None or basis.shape != (matrix.shape[1], dimensions):
+            rng = np.random.default_rng(0)
+            picked = matrix[rng.choice(len(matrix), min(sample, len(matrix)), replace=False)]
+            _, vectors = np.linalg.eigh(picked.T @ picked)
+            basis = np.ascontiguousarray(vectors[:, ::-1][:, :dimensions], dtype=np.float32)
         rows, residuals = project(matrix, basis)
         return cls(basis, rows, residuals, *quantize(rows))
 
@@ -52,7 +57,7 @@ def project(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarr
     # einsum, not (matrix * matrix).sum(): no temporary as large as the matrix (150 MB at 100k).
     squared = np.einsum("ij,ij->i", matrix, matrix) - np.einsum("ij,ij->i", rows, rows)
     rest = np.sqrt(np.maximum(0.0, squared))
-    return rows.astype(np.float32), rest.astype(np.float32)
+    return rows.astype(np.float32, copy=False), rest.astype(np.float32, copy=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,9 +49,15 @@ class Fetched:
 
 
 def load(
-    table: Any, collection: VectorCollection, max_rows: int, project_min_rows: int, projected_dimensions: int
+    table: Any,
+    collection: VectorCollection,
+    max_rows: int,
+    project_min_rows: int,
+    projected_dimensions: int,
+    basis: np.ndarray | None = None,
 ) -> Rows | None:
-    """Every row of `table`, streamed into the copy's arrays (None when more than `max_rows`)."""
+    """Every row of `table`, streamed into the copy's arrays (None when more than `max_rows`);
+    `basis`: principal axes already computed from these same rows (else computed here)."""
     count = int(table.count_rows())
     if count > max_rows:
         return None
@@ -78,7 +84,7 @@ def load(
         size += n
     columns = {c: _concat(v, collection.schema.field(c).type) for c, v in parts.items()}
     projection = (
-        Projection.of(matrix[:size], projected_dimensions)
+        Projection.of(matrix[:size], projected_dimensions, basis=basis)
         if size >= max(1, project_min_rows) and dims > projected_dimensions
         else None
     )

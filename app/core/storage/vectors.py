@@ -30,6 +30,7 @@ from app.core.index.filters import Filter, OneOf, to_lance, to_mask
 from app.core.storage import faults
 from app.core.storage.vector_file import VectorFile, erase, file_path
 from app.core.storage.vector_rowids import RowIds
+from app.core.storage.vector_rowids_file import Saved, rowids_path
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -93,9 +94,9 @@ class VectorCollection:
         # them, and only lazily after other processes' commits (see vector_cache).
         self.local_writes = 0
         self._listeners: list[Callable[[Change], None]] = []
-        self._rowids = RowIds()
         # The stored vectors as a memory-mapped file, where one was built (vector_file.py).
         self.file = VectorFile(file_path(store.files, name), self.path) if store.files else None
+        self._rowids = self._new_rowids()
 
     @property
     def path(self) -> Path:
@@ -138,9 +139,15 @@ class VectorCollection:
     def release(self) -> None:
         """Forget the open table and the row-id map (idle release); the next use reopens them."""
         self._table = None
-        self._rowids = RowIds()
+        self._rowids = self._new_rowids()  # the old map's saved pages are unmapped with it
         if self.file is not None:
             self.file.release()
+
+    def _new_rowids(self) -> RowIds:
+        """An empty row-id map; saved beside the vector file where the store keeps one."""
+        if self.file is None:
+            return RowIds()
+        return RowIds(saved=Saved(rowids_path(self.file.path), self.path))
 
     def upsert(self, keys: Sequence[str], vectors: np.ndarray, rows: Sequence[dict[str, Any]]) -> None:
         """Insert or replace vectors; `rows[i]` holds the prefilter column values for `keys[i]`."""
@@ -409,6 +416,8 @@ class VectorStore:
             dropped.file.remove()
         elif self.files is not None:
             file_path(self.files, name).unlink(missing_ok=True)
+        if self.files is not None:  # its saved row-id map (vector_rowids_file.py)
+            rowids_path(file_path(self.files, name)).unlink(missing_ok=True)
         # The local connection takes `ignore_missing`; the base class's signature does not name it.
         self.retry(lambda: self.connection.drop_table(name, ignore_missing=True))  # type: ignore[call-arg]
 
