@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[^\W_][\w'.-]*", re.UNICODE)
 MIN_NAME_LENGTH = 3
+RENEW_DELAY_S = 1.0  # a search takes well under this: the one that found the directory expired ends first
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,8 @@ class PeopleDirectory:
     """Known senders per user, read again every `ttl` seconds (one GROUP BY over a covering index).
 
     Only the first read waits. After that an expired directory keeps answering while a thread
-    reads it anew: at 1M messages the GROUP BY costs ~125-160 ms of CPU, which every search
+    reads it anew, `renew_delay` seconds later so that the search which found it expired is not
+    slowed by it either: at 1M messages the GROUP BY costs ~125-160 ms of CPU, which every search
     after 30 s without one (a person typing now and then) paid on its critical path
     (docs/benchmarks.md, "1M: p50 margin"). New senders are found once the read completes,
     as they were found once the `ttl` expired."""
@@ -51,6 +53,7 @@ class PeopleDirectory:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, dict[str, set[str]], dict[str, set[tuple[str, str]]]]] = {}
         self._reading: set[str] = set()  # users whose directory a background read is renewing
+        self.renew_delay = RENEW_DELAY_S
         self.background_reads = 0  # a test counts them
 
     def invalidate(self) -> None:
@@ -71,6 +74,7 @@ class PeopleDirectory:
 
     def _renew(self, user_id: str) -> None:
         try:
+            time.sleep(self.renew_delay)
             self._read(user_id)
             self.background_reads += 1
         except Exception:  # the expired directory keeps answering; the next search tries again

@@ -15,6 +15,7 @@ def test_an_expired_directory_answers_while_one_background_read_renews_it(servic
     services.memory.ingest([make_message(1, person="anna"), make_message(2, person="ben")])
     user = services.memory.user_id
     people = PeopleDirectory(services.db, ttl=0.0)  # expired at every call after the first read
+    people.renew_delay = 0.0
     assert people.mentions(user, "what did anna say").persons == {"anna"}  # the first read waits
     services.memory.ingest([make_message(3, person="carl")])
 
