@@ -82,6 +82,11 @@ class SearchSettings(BaseModel):
     # as well at 1M (0.840 vs 0.830 identical top 10s) for 0.92-0.97x the CPU a search
     # (docs/benchmarks.md, "1M: a faiss vector leg").
     vector_engine: Literal["lancedb", "faiss"] = "faiss"
+    # When `serve` or the app opens a large archive (one with a faiss index or a vector file),
+    # its search files (faiss index, SQLite, vector file) are read into the page cache in the
+    # background, at most this many MB (and half the memory available); 0 = never. At 1M a
+    # search on a cold page cache took ~3x as long (docs/benchmarks.md, "1M: p50 margin").
+    warm_up_mb: int = Field(default=4_096, ge=0)
 
 
 class RetentionRuleSettings(BaseModel):

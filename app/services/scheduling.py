@@ -18,6 +18,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from app.core import memory_trim
 from app.services.idle_release import IdleRelease, release_idle
 from app.services.insights_jobs import register_insights_job
+from app.services.page_warmup_job import schedule_warm_up
 from app.services.paused_jobs import PausedJobs
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,8 @@ def register_jobs(scheduler: Any, services: Any) -> list[str]:
                 run_date=datetime.now(UTC) + timedelta(seconds=5),
             ),
         ),
+        # A large archive's search files read into the page cache once, beside everything else.
+        ("page warm-up", lambda: schedule_warm_up(scheduler, services)),
         ("connectors", lambda: services.connectors and services.connectors.schedule(scheduler)),
         ("memory files", lambda: services.files.schedule(scheduler)),
         (

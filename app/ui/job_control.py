@@ -31,7 +31,10 @@ INTERVAL_SETTINGS = {
 # Internal plumbing the user has no reason to pause (proves the host is alive between runs).
 # The embedding backlog's start-up kick runs once; the backlog itself shows in the status bar.
 # The vector file's upkeep (a version read a minute) follows the index job's lease and needs no say.
-HIDDEN = frozenset({"forgetting-heartbeat", "memory-trim", "embedding-backlog", "vector-files"})
+# The page warm-up runs once at start-up (a large archive's search files read into the page cache).
+HIDDEN = frozenset(
+    {"forgetting-heartbeat", "memory-trim", "embedding-backlog", "vector-files", "page-warm-up"}
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,6 +165,11 @@ class FaissFiles:
         if previous is not None:
             log.debug("faiss generation %d replaced by %d", previous.generation, keep)
 
+    def paths(self, meta: FaissMeta) -> list[Path]:
+        """The files of one generation: its index, then its keys."""
+        names = (self._index_name(meta.generation), self._keys_name(meta.generation))
+        return [self.directory / name for name in names]
+
     @staticmethod
     def _index_name(generation: int) -> str:
         return f"{generation:06d}.faiss"

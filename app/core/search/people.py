@@ -7,6 +7,7 @@ filtering to them, since the answer may come from the other side of the conversa
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -19,8 +20,11 @@ from app.core.storage.db import Database
 from app.core.storage.keyword import STOPWORDS
 from app.core.storage.models import RawMessageRow
 
+log = logging.getLogger(__name__)
+
 _WORD = re.compile(r"[^\W_][\w'.-]*", re.UNICODE)
 MIN_NAME_LENGTH = 3
+RENEW_DELAY_S = 1.0  # a search takes well under this: the one that found the directory expired ends first
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +38,23 @@ class Mentions:
 
 
 class PeopleDirectory:
-    """Known senders per user, cached for `ttl` seconds (refreshing costs one GROUP BY)."""
+    """Known senders per user, read again every `ttl` seconds (one GROUP BY over a covering index).
+
+    Only the first read waits. After that an expired directory keeps answering while a thread
+    reads it anew, `renew_delay` seconds later so that the search which found it expired is not
+    slowed by it either: at 1M messages the GROUP BY costs ~125-160 ms of CPU, which every search
+    after 30 s without one (a person typing now and then) paid on its critical path
+    (docs/benchmarks.md, "1M: p50 margin"). New senders are found once the read completes,
+    as they were found once the `ttl` expired."""
 
     def __init__(self, db: Database, *, ttl: float = 30.0) -> None:
         self._db = db
         self._ttl = ttl
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, dict[str, set[str]], dict[str, set[tuple[str, str]]]]] = {}
+        self._reading: set[str] = set()  # users whose directory a background read is renewing
+        self.renew_delay = RENEW_DELAY_S
+        self.background_reads = 0  # a test counts them
 
     def invalidate(self) -> None:
         with self._lock:
@@ -49,8 +63,27 @@ class PeopleDirectory:
     def _load(self, user_id: str) -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
         with self._lock:
             cached = self._cache.get(user_id)
-            if cached and time.monotonic() - cached[0] < self._ttl:
+            if cached is not None:
+                if time.monotonic() - cached[0] >= self._ttl and user_id not in self._reading:
+                    self._reading.add(user_id)
+                    threading.Thread(
+                        target=self._renew, args=(user_id,), daemon=True, name="strata-people"
+                    ).start()
                 return cached[1], cached[2]
+        return self._read(user_id)
+
+    def _renew(self, user_id: str) -> None:
+        try:
+            time.sleep(self.renew_delay)
+            self._read(user_id)
+            self.background_reads += 1
+        except Exception:  # the expired directory keeps answering; the next search tries again
+            log.warning("could not read the people directory again", exc_info=True)
+        finally:
+            with self._lock:
+                self._reading.discard(user_id)
+
+    def _read(self, user_id: str) -> tuple[dict[str, set[str]], dict[str, set[tuple[str, str]]]]:
         by_token: dict[str, set[str]] = defaultdict(set)
         where: dict[str, set[tuple[str, str]]] = defaultdict(set)
         with self._db.read() as session:
