@@ -11,7 +11,8 @@ message's own vector: a message is pending only once its own embedding is stampe
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -26,12 +27,14 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.engine import Row
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from app.core.clock import Clock
 from app.core.index.corpus import IndexDoc
 from app.core.index.key_text import message_keys
 from app.core.index.message_keys import key_docs, message_of
+from app.core.storage.db import chunked
 from app.core.storage.models import Base, RawMessageRow
 
 
@@ -104,15 +107,8 @@ class MessageKeySource:
                 wanted[message] = None
             elif wanted[message] is not None:
                 wanted[message].add(key)  # type: ignore[union-attr]
-        if not wanted:
-            return []
-        rows = session.execute(
-            _joined(*_KEY_COLUMNS, _STAMP.text_hash.label("stamped")).where(
-                RawMessageRow.id.in_(list(wanted)), RawMessageRow.archived_at.is_(None)
-            )
-        )
         docs: list[IndexDoc] = []
-        for row in rows:
+        for row in self._key_rows(session, list(wanted)):
             built = key_docs(row, content_hash=row.text_hash, stamped_hash=row.stamped)
             only = wanted[row.id]
             if only is None:
@@ -120,6 +116,17 @@ class MessageKeySource:
             else:
                 docs += [d for d in built if d.key in only]
         return docs
+
+    @staticmethod
+    def _key_rows(session: Session, ids: list[int]) -> Iterator[Row[Any]]:
+        # In slices: a repair asks for every unstamped message at once (~1M on a bulk-built
+        # archive), far past SQLite's limit on an IN list's parameters.
+        for part in chunked(ids):
+            yield from session.execute(
+                _joined(*_KEY_COLUMNS, _STAMP.text_hash.label("stamped")).where(
+                    RawMessageRow.id.in_(part), RawMessageRow.archived_at.is_(None)
+                )
+            )
 
     def stamp(self, session: Session, docs: Sequence[IndexDoc], model_id: str, dimensions: int) -> None:
         """Stamp the messages of `docs`, with their whole key count (a repair may embed only some
