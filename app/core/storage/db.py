@@ -68,6 +68,9 @@ def _make_engine(
         url,
         connect_args={"timeout": busy_ms / 1000, "check_same_thread": False},
         pool_pre_ping=False,
+        # An error's text (and so a logged traceback) leaves out the row values: messages' text,
+        # which may hold secrets, never reaches the logs through a failed statement.
+        hide_parameters=True,
     )
 
     @event.listens_for(engine, "connect")
