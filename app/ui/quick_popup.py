@@ -26,6 +26,8 @@ from app.ui.when import exact, relative_time
 DEBOUNCE_MS = 150
 LIMIT = 8
 WIDTH = 640
+HEIGHT = 420  # the resting height; the popup grows past it only when its results need the room
+SCREEN_MARGIN = 40  # kept free above and below the popup when it grows
 SNIPPET_CHARS = 140
 
 
@@ -71,6 +73,9 @@ class QuickPopup(QWidget):
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.results.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # typing never leaves the box
+        # Pixel scrolling: when the screen is too small for every result, the list moves smoothly
+        # instead of jumping a whole (two- or three-line) result at a time.
+        self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
         self.results.setStyleSheet("QListWidget{border:none;} QListWidget::item{padding:6px 4px;}")
         self.results.itemActivated.connect(lambda _item: self.open_current())
         self.results.itemClicked.connect(lambda _item: self.open_current())
@@ -84,7 +89,7 @@ class QuickPopup(QWidget):
         self.debounce.setInterval(DEBOUNCE_MS)
         self.debounce.timeout.connect(self.run_search)
         self.edit.textEdited.connect(lambda _t: self.debounce.start())
-        self.resize(WIDTH, 420)
+        self.resize(WIDTH, HEIGHT)
 
     # --- showing ----------------------------------------------------------------------------
     def set_memory(self, memory: Any) -> None:
@@ -99,8 +104,8 @@ class QuickPopup(QWidget):
         screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
         if screen is not None:
             area = screen.availableGeometry()
-            width = min(WIDTH, area.width() - 40)
-            self.resize(width, min(420, area.height() - 80))
+            width = min(WIDTH, area.width() - SCREEN_MARGIN)
+            self.resize(width, min(HEIGHT, area.height() - 2 * SCREEN_MARGIN))
             self.move(area.x() + (area.width() - width) // 2, area.y() + area.height() // 5)
         self.show()
         self.raise_()
@@ -204,6 +209,30 @@ class QuickPopup(QWidget):
         if hits:
             self.results.setCurrentRow(0)
         self.status.setText(status or f"{len(hits)} result{'s' if len(hits) != 1 else ''} · Enter opens")
+        self.fit_to_results()
+
+    def fit_to_results(self) -> None:
+        """Grow until every result shows whole, as far as the screen allows; shrink back after.
+
+        A fixed height cut the last result in half under its scrolling list. Spotlight-like, the
+        popup keeps its top where it opened while there is room below, moves up when there is
+        not, and scrolls only when the whole screen is too small.
+        """
+        screen = self.screen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        self.results.scrollToTop()
+        self.results.doItemsLayout()
+        count = self.results.count()
+        content = self.results.visualItemRect(self.results.item(count - 1)).bottom() + 1 if count else 0
+        chrome = self.height() - self.results.viewport().height()  # the box, the status line, margins
+        room = area.height() - 2 * SCREEN_MARGIN
+        height = max(min(HEIGHT, room), min(content + chrome, room))
+        if height == self.height():
+            return
+        top = min(self.y(), area.bottom() + 1 - SCREEN_MARGIN - height)
+        self.setGeometry(self.x(), max(area.y() + SCREEN_MARGIN, top), self.width(), height)
 
 
 def hit_text(hit: Any, now_ms: int) -> str:

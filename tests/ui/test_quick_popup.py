@@ -119,3 +119,46 @@ def test_hit_text_shows_documents_without_their_markdown_syntax():
     first, second = hit_text(chunk, 0).split("\n")
     assert "##" not in first and "**" not in first and "Tuesday" in first
     assert second == "plan.md"
+
+
+HARBOR = [
+    (
+        "slack",
+        "ops",
+        "anna",
+        f"Harbor crane {n}: the night shift moved the containers to berth {n} because the tide "
+        "schedule changed again and the pilots asked for more room.",
+    )
+    for n in range(1, 8)
+] + [("slack", "ops", "ben", "Harbor fees are due on Friday.")]
+
+
+def _whole_or_screen_full(popup) -> bool:
+    """Every result shows whole, or the popup already takes all the room the screen has."""
+    viewport = popup.results.viewport().height()
+    last = popup.results.visualItemRect(popup.results.item(popup.results.count() - 1))
+    area = popup.screen().availableGeometry()
+    return last.bottom() < viewport or popup.height() >= area.height() - 80
+
+
+def test_the_popup_grows_to_show_every_result_whole_then_shrinks_back(qtbot, services):
+    from app.ui.quick_popup import HEIGHT
+
+    seed(services, HARBOR)
+    window = open_window(qtbot, services)
+    popup = window.quick
+    popup.popup("harbor crane night shift containers")
+    qtbot.waitUntil(lambda: popup.results.count() >= 7, timeout=5000)
+    settle(qtbot)
+    assert popup.height() > HEIGHT  # seven three-line results do not fit the resting height
+    assert _whole_or_screen_full(popup)
+    area = popup.screen().availableGeometry()
+    assert area.contains(popup.geometry())
+    popup.edit.setText("fees due friday")
+    popup.run_search()
+    qtbot.waitUntil(
+        lambda: popup.results.count() >= 1 and "fees" in popup.hits[0].content.lower(), timeout=5000
+    )
+    settle(qtbot)
+    assert popup.results.count() <= 3  # they fit the resting height: the popup returns to it
+    assert popup.height() == HEIGHT
