@@ -24,6 +24,7 @@ from app.core.errors import StrataError
 
 if TYPE_CHECKING:
     from app.bootstrap import Services
+    from app.core.settings import Settings
 
 T = TypeVar("T")
 console = Console(stderr=True)
@@ -33,14 +34,20 @@ console = Console(stderr=True)
 class CliState:
     data_dir: Path | None = None
     services: Services | None = None
+    log_level: str | None = None  # `--log-level`, above the setting for this command
+
+    def settings(self) -> Settings:
+        from app.core.settings import load_settings
+
+        overrides = {"log_level": self.log_level} if self.log_level else {}
+        return load_settings(self.data_dir, **overrides)
 
     def open(self) -> Services:
         if self.services is None:
             # Heavy (≈ 2–6 s of imports): only when a command really needs the data dir.
             from app.bootstrap import build_services
-            from app.core.settings import load_settings
 
-            self.services = build_services(load_settings(self.data_dir))
+            self.services = build_services(self.settings())
         return self.services
 
     def close(self) -> None:
@@ -55,6 +62,26 @@ def state(ctx: typer.Context) -> CliState:
         root.obj = CliState()
         root.call_on_close(root.obj.close)
     return root.obj
+
+
+def start_logging(ctx: typer.Context, *, host: bool = False) -> None:
+    """Strata's log set-up for this command, before anything logs (app/core/logs/setup.py).
+
+    The file in the data dir gets the log level; stderr gets it too for a `host` (`serve`, `mcp`)
+    or when `--log-level` was given, else warnings and errors only: a one-shot command's output
+    is its own, and its INFO lines are in the file.
+    """
+    from app.core.logs.setup import at_least, configure_logging
+    from app.core.paths import DataLayout, default_data_dir
+
+    cli = state(ctx)
+    try:
+        settings = cli.settings()
+        level, root = settings.log_level, settings.data_dir
+    except StrataError:  # a bad setting: the command reports it when it reads the settings
+        level, root = "INFO", cli.data_dir or default_data_dir()
+    shown = level if host or cli.log_level else at_least(level, "WARNING")
+    configure_logging(DataLayout(root.expanduser()).logs, level, console_level=shown)
 
 
 def services(ctx: typer.Context) -> Services:

@@ -1,0 +1,97 @@
+"""Put Strata's handlers on the root logger, whoever configured it before (the MCP SDK does).
+
+`MCPServer(...)` calls `logging.basicConfig` with a RichHandler (mcp 2.x,
+`mcpserver/utilities/logging.py`), which renders tracebacks at the terminal's width (40 columns
+in a pipe) and masks nothing. The SDK has no option to skip it, but `basicConfig` does nothing
+when the root logger already has a handler: so set-up here runs first in every entry point, and
+also removes a handler `basicConfig` left if it ran before (the order then does not matter).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from app.core.logs.handlers import LogFileHandler, StderrHandler
+from app.core.logs.redaction import RedactingFormatter
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FILE_NAME = "strata.log"
+# Libraries that log a line per HTTP request, MCP request, job run or opened database at INFO
+# (httpx's request line also carries the URL, a Telegram bot token included): warnings only,
+# unless DEBUG.
+CHATTY_LIBRARIES = ("apscheduler", "httpx", "mcp", "alembic")
+# httpcore's DEBUG is a trace of every socket read; never useful in a user's log.
+NOISY_LIBRARIES = ("httpcore",)
+
+
+def parse_level(name: str) -> str:
+    """`name` as one of LOG_LEVELS (any case); ValueError naming the choices otherwise."""
+    level = name.strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(f"unknown log level {name!r}; use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def at_least(level: str, floor: str) -> str:
+    """The more severe of two levels ("INFO", "WARNING" -> "WARNING")."""
+    return max(parse_level(level), parse_level(floor), key=LOG_LEVELS.index)
+
+
+def log_file(log_dir: Path) -> Path:
+    return log_dir / LOG_FILE_NAME
+
+
+def configure_logging(log_dir: Path | None, level: str = "INFO", *, console_level: str | None = None) -> None:
+    """Records at `level` and above go to `<log_dir>/strata.log` (rotating; none without a
+    `log_dir`), and at `console_level` (default `level`) and above to stderr, masked and bounded.
+
+    Calling it again replaces the earlier set-up (a command that turns out to be a server
+    prints more on stderr).
+    """
+    file_level = parse_level(level)
+    shown = parse_level(console_level or level)
+    root = logging.getLogger()
+    reset_logging()
+    for handler in _basic_config_handlers(root.handlers):
+        root.removeHandler(handler)
+    formatter = RedactingFormatter()
+    console = StderrHandler()
+    console.setLevel(shown)
+    handlers: list[logging.Handler] = [console]
+    if log_dir is not None:
+        file = LogFileHandler(log_file(log_dir))
+        file.setLevel(file_level)
+        handlers.append(file)
+    for handler in handlers:
+        handler.setFormatter(formatter)
+        root.addHandler(handler)
+    root.setLevel(min(logging.getLevelName(file_level), logging.getLevelName(shown)))
+    debug = root.level <= logging.DEBUG
+    for name in CHATTY_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.NOTSET if debug else logging.WARNING)
+    for name in NOISY_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def reset_logging() -> None:
+    """Remove and close the handlers `configure_logging` added; the root level back to WARNING."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, (StderrHandler, LogFileHandler)):
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(logging.WARNING)
+
+
+def _basic_config_handlers(handlers: Iterable[logging.Handler]) -> list[logging.Handler]:
+    """What `logging.basicConfig` installs: a plain stream handler on stderr/stdout, or the MCP
+    SDK's RichHandler. Other handlers (a test runner's capture) are not ours to remove."""
+    found = []
+    for handler in handlers:
+        plain = type(handler) is logging.StreamHandler and handler.stream in (sys.stderr, sys.stdout)
+        if plain or type(handler).__module__.startswith("rich."):
+            found.append(handler)
+    return found
