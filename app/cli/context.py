@@ -8,6 +8,7 @@ command first asks for the services, so `strata --help` never pays for it.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from app import __version__
 from app.core.errors import StrataError
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 console = Console(stderr=True)
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -82,6 +85,8 @@ def start_logging(ctx: typer.Context, *, host: bool = False) -> None:
         level, root = "INFO", cli.data_dir or default_data_dir()
     shown = level if host or cli.log_level else at_least(level, "WARNING")
     configure_logging(DataLayout(root.expanduser()).logs, level, console_level=shown)
+    if host:  # a bug report's log then says which version ran which server on which data
+        log.info("%s %s starting on %s", ctx.command_path, __version__, root)
 
 
 def services(ctx: typer.Context) -> Services:

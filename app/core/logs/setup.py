@@ -10,6 +10,7 @@ also removes a handler `basicConfig` left if it ran before (the order then does 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,6 +43,20 @@ def at_least(level: str, floor: str) -> str:
 
 def log_file(log_dir: Path) -> Path:
     return log_dir / LOG_FILE_NAME
+
+
+def log_file_status(log_dir: Path) -> tuple[bool, str]:
+    """For `strata doctor`: can the log file be written, where it is and how big."""
+    path = log_file(log_dir)
+    if path.is_file():
+        writable = os.access(path, os.W_OK)
+        size = sum(p.stat().st_size for p in log_dir.glob(LOG_FILE_NAME + "*") if p.is_file())
+        detail = f"{path}, {size / 1024:,.0f} KB with its rotated copies (attach them to a bug report)"
+        return writable, detail if writable else f"{path} is not writable; logs go to stderr only"
+    existing = next((p for p in (log_dir, *log_dir.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK):
+        return False, f"{path} cannot be created; logs go to stderr only"
+    return True, f"{path} (nothing logged yet)"
 
 
 def configure_logging(log_dir: Path | None, level: str = "INFO", *, console_level: str | None = None) -> None:
