@@ -23,6 +23,7 @@ LOG_REDACT_CLASSES = ("secrets", "cards", "ibans", "emails")
 # SQL error rendered ~80,000 lines; 20,000 characters still hold every frame of a deep traceback.
 MAX_RECORD_CHARS = 20_000
 TAIL_CHARS = 4_000
+MASKED_ATTRIBUTE = "strata_masked_text"
 LINE_FORMAT = "%(asctime)s %(levelname)s [%(process)d] %(name)s: %(message)s"
 
 
@@ -55,14 +56,30 @@ def _next_space(text: str, start: int) -> int:
 
 class RedactingFormatter(logging.Formatter):
     """Plain lines (local time with its UTC offset, level, pid, logger, message); full-width
-    tracebacks; the whole rendered record cut to a bound, then masked."""
+    tracebacks; the message and its traceback cut to a bound, then masked."""
 
     def __init__(self) -> None:
         super().__init__(LINE_FORMAT)
         self._detector: Detector | None = None
 
     def format(self, record: logging.LogRecord) -> str:
-        return self.mask(cut(super().format(record)))
+        # The message with its traceback and stack, cut then masked; the line's prefix (time,
+        # level, pid, logger name) comes from our own code, and masking it would cost ~4x the CPU
+        # of a short record (docs/benchmarks.md, "logs").
+        masked = getattr(record, MASKED_ATTRIBUTE, None)
+        if masked is None:  # stderr and the file share one record: render and mask it once
+            text = record.getMessage()
+            if record.exc_info:
+                text += "\n" + self.formatException(record.exc_info)
+            elif record.exc_text:
+                text += "\n" + record.exc_text
+            if record.stack_info:
+                text += "\n" + self.formatStack(record.stack_info)
+            masked = self.mask(cut(text))
+            setattr(record, MASKED_ATTRIBUTE, masked)
+        record.message = masked
+        record.asctime = self.formatTime(record)
+        return self.formatMessage(record)
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         return datetime.fromtimestamp(record.created).astimezone().isoformat(timespec="milliseconds")
