@@ -27,6 +27,7 @@ from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, quick_command, ui_command, wants_window
 from app.core.errors import StrataError
+from app.core.logs.setup import log_uncaught
 
 cli = typer.Typer(
     name="strata",
@@ -105,6 +106,8 @@ cli.add_typer(privacy_app, name="privacy")
 
 
 def run() -> None:
+    # The process's entry point (not the CliRunner's): a crash is logged, masked, into the file.
+    log_uncaught()
     try:
         cli()
     except StrataError as exc:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
+from types import TracebackType
 
 from app.core.logs.handlers import LogFileHandler, StderrHandler
 from app.core.logs.redaction import RedactingFormatter
@@ -89,6 +91,27 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, console_leve
         logging.getLogger(name).setLevel(logging.NOTSET if debug else logging.WARNING)
     for name in NOISY_LIBRARIES:
         logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def log_uncaught() -> None:
+    """A crash (an exception nobody caught, on the main thread or any other) is logged like any
+    record: into the file, masked, instead of Python's bare traceback on stderr only."""
+    log = logging.getLogger("strata.crash")
+
+    def main_thread(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):  # Ctrl+C is not a crash
+            sys.__excepthook__(kind, exc, tb)
+            return
+        log.critical("uncaught exception", exc_info=(kind, exc, tb))
+
+    def other_thread(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit:
+            return
+        name = args.thread.name if args.thread is not None else "?"
+        log.critical("uncaught exception in thread %s", name, exc_info=args.exc_value)
+
+    sys.excepthook = main_thread
+    threading.excepthook = other_thread
 
 
 def reset_logging() -> None:

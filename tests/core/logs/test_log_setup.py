@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import stat
+import subprocess
+import sys
 
 import pytest
 
 from app.core.logs.handlers import LogFileHandler, StderrHandler
 from app.core.logs.redaction import MAX_RECORD_CHARS, cut
 from app.core.logs.setup import at_least, configure_logging, log_file, parse_level, reset_logging
+from tests.conftest import PROJECT_ROOT
 
 SLACK = "xoxb-123456789012-1234567890123-abcdefghijABCDEFGHIJklmn"
 OPENAI = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
@@ -160,3 +163,33 @@ def test_levels():
     with pytest.raises(ValueError, match="use one of DEBUG, INFO"):
         parse_level("loud")
     assert at_least("INFO", "WARNING") == "WARNING" and at_least("ERROR", "WARNING") == "ERROR"
+
+
+CRASH = """
+import sys, threading
+from pathlib import Path
+from app.core.logs.setup import configure_logging, log_uncaught
+configure_logging(Path(sys.argv[1]), "INFO")
+log_uncaught()
+def worker():
+    raise RuntimeError("thread failed with password=hunter2hunter2")
+thread = threading.Thread(target=worker, name="sync-thread")
+thread.start()
+thread.join()
+raise ValueError("crashed holding " + sys.argv[2])
+"""
+
+
+def test_a_crash_in_any_thread_is_logged_masked_into_the_file(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH, str(tmp_path / "logs"), SLACK],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    written = log_file(tmp_path / "logs").read_text()
+    for text in (written, done.stderr):
+        assert SLACK not in text and "hunter2hunter2" not in text
+        assert "CRITICAL" in text and "strata.crash: uncaught exception" in text
+        assert "ValueError: crashed holding [SECRET:slack-token]" in text
+        assert "uncaught exception in thread sync-thread" in text
+        assert "RuntimeError: thread failed with password=[SECRET:" in text
