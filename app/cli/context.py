@@ -74,19 +74,16 @@ def start_logging(ctx: typer.Context, *, host: bool = False) -> None:
     or when `--log-level` was given, else warnings and errors only: a one-shot command's output
     is its own, and its INFO lines are in the file.
     """
-    from app.core.logs.setup import at_least, configure_logging
+    from app.core.logs.setup import at_least, configure_logging, early_level
     from app.core.paths import DataLayout, default_data_dir
 
     cli = state(ctx)
-    try:
-        settings = cli.settings()
-        level, root = settings.log_level, settings.data_dir
-    except StrataError:  # a bad setting: the command reports it when it reads the settings
-        level, root = "INFO", cli.data_dir or default_data_dir()
+    layout = DataLayout((cli.data_dir or default_data_dir()).expanduser())
+    level = early_level(layout.root, cli.log_level)
     shown = level if host or cli.log_level else at_least(level, "WARNING")
-    configure_logging(DataLayout(root.expanduser()).logs, level, console_level=shown)
+    configure_logging(layout.logs, level, console_level=shown)
     if host:  # a bug report's log then says which version ran which server on which data
-        log.info("%s %s starting on %s", ctx.command_path, __version__, root)
+        log.info("%s %s starting on %s", ctx.command_path, __version__, layout.root)
 
 
 def services(ctx: typer.Context) -> Services:

@@ -9,19 +9,23 @@ also removes a handler `basicConfig` left if it ran before (the order then does 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
 from app.core.logs.handlers import LogFileHandler, StderrHandler
 from app.core.logs.redaction import RedactingFormatter
+from app.core.paths import DataLayout
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FILE_NAME = "strata.log"
+LEVEL_ENV = "STRATA_LOG_LEVEL"
 # Libraries that log a line per HTTP request, MCP request, job run or opened database at INFO
 # (httpx's request line also carries the URL, a Telegram bot token included): warnings only,
 # unless DEBUG.
@@ -41,6 +45,26 @@ def parse_level(name: str) -> str:
 def at_least(level: str, floor: str) -> str:
     """The more severe of two levels ("INFO", "WARNING" -> "WARNING")."""
     return max(parse_level(level), parse_level(floor), key=LOG_LEVELS.index)
+
+
+def early_level(data_dir: Path, flag: str | None = None) -> str:
+    """The log level before the settings are read: `--log-level`, else `STRATA_LOG_LEVEL`, else
+    `log_level` in the data dir's settings.toml, else INFO (the settings' own order).
+
+    Why not the settings: logging starts before anything else runs, and loading them imports
+    pydantic (~0.1 s of CPU a `--help` or the desktop window would wait for). A value that is not
+    a level is skipped here; reading the settings reports it.
+    """
+    candidates: list[object] = [flag, os.environ.get(LEVEL_ENV)]
+    with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = DataLayout(data_dir).settings_file.read_text(encoding="utf-8")
+        candidates.append(tomllib.loads(text).get("log_level"))
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.strip().upper() in LOG_LEVELS:
+            return candidate.strip().upper()
+        if candidate is not None:
+            break  # set but not a level: the settings will say so; log on the default meanwhile
+    return "INFO"
 
 
 def log_file(log_dir: Path) -> Path:

@@ -11,7 +11,14 @@ import pytest
 
 from app.core.logs.handlers import LogFileHandler, StderrHandler
 from app.core.logs.redaction import MAX_RECORD_CHARS, cut
-from app.core.logs.setup import at_least, configure_logging, log_file, parse_level, reset_logging
+from app.core.logs.setup import (
+    at_least,
+    configure_logging,
+    early_level,
+    log_file,
+    parse_level,
+    reset_logging,
+)
 from tests.conftest import PROJECT_ROOT
 
 SLACK = "xoxb-123456789012-1234567890123-abcdefghijABCDEFGHIJklmn"
@@ -193,3 +200,18 @@ def test_a_crash_in_any_thread_is_logged_masked_into_the_file(tmp_path):
         assert "ValueError: crashed holding [SECRET:slack-token]" in text
         assert "uncaught exception in thread sync-thread" in text
         assert "RuntimeError: thread failed with password=[SECRET:" in text
+
+
+def test_the_early_level_follows_the_settings_order(tmp_path, monkeypatch):
+    monkeypatch.delenv("STRATA_LOG_LEVEL", raising=False)
+    assert early_level(tmp_path) == "INFO"
+    (tmp_path / "settings.toml").write_text('log_level = "error"\n')
+    assert early_level(tmp_path) == "ERROR"
+    monkeypatch.setenv("STRATA_LOG_LEVEL", "warning")
+    assert early_level(tmp_path) == "WARNING"
+    assert early_level(tmp_path, "DEBUG") == "DEBUG"
+    monkeypatch.setenv("STRATA_LOG_LEVEL", "loud")  # reading the settings reports it
+    assert early_level(tmp_path) == "INFO"
+    (tmp_path / "settings.toml").write_text("not toml [")
+    monkeypatch.delenv("STRATA_LOG_LEVEL")
+    assert early_level(tmp_path) == "INFO"
