@@ -17,7 +17,7 @@ LOG_FILE_BYTES = 5 * 1024 * 1024
 LOG_FILE_BACKUPS = 3
 
 
-def _report_failure(handler: logging.Handler, record: logging.LogRecord) -> None:
+def _report_failure(record: logging.LogRecord) -> None:
     """The standard handleError prints the record's message template and arguments to stderr,
     unmasked: a secret passed as an argument would leak through a formatting mistake."""
     exc = sys.exc_info()[1]
@@ -43,7 +43,7 @@ class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
     def handleError(self, record: logging.LogRecord) -> None:
-        _report_failure(self, record)
+        _report_failure(record)
 
 
 class LogFileHandler(RotatingFileHandler):
@@ -89,4 +89,4 @@ class LogFileHandler(RotatingFileHandler):
                     f"strata: cannot write the log file {self.baseFilename} ({exc}); logging to stderr only\n"
                 )
             return
-        _report_failure(self, record)
+        _report_failure(record)
