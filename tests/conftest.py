@@ -13,6 +13,7 @@ from app.bootstrap import Services, build_services
 from app.core.clock import FixedClock, datetime_to_ms
 from app.core.domain import RawMessage
 from app.core.embeddings.hashing import HashingEmbedder
+from app.core.logs.setup import reset_logging
 from app.core.settings import EmbeddingSettings, Settings
 
 # Tests store connector tokens and LLM keys: never in the developer's real OS keyring (the
@@ -22,6 +23,14 @@ os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 # A fixed "now" for every test: Saturday 2026-11-21 12:00 UTC.
 NOW_MS = datetime_to_ms(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _no_log_setup_left() -> Iterator[None]:
+    """A CLI command run in-process installs Strata's log handlers (a file in its temp data dir):
+    the next test starts without them."""
+    yield
+    reset_logging()
 
 
 @pytest.fixture

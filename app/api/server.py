@@ -40,6 +40,11 @@ def uvicorn_config(app: Any, host: str, port: int, *, log_level: str = "warning"
         host=host,
         port=port,
         log_level=log_level.lower(),
+        # uvicorn's own handlers would write around Strata's (unmasked, no log file): its loggers
+        # propagate to the root logger instead (app/core/logs/setup.py). No access log: a request
+        # line carries the query string, i.e. what the user searched for.
+        log_config=None,
+        access_log=False,
         # Our guard checks Host/Origin; uvicorn's proxy-header trust would let a client spoof them.
         proxy_headers=False,
         server_header=False,

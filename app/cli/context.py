@@ -8,6 +8,7 @@ command first asks for the services, so `strata --help` never pays for it.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,27 +21,36 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from app import __version__
 from app.core.errors import StrataError
 
 if TYPE_CHECKING:
     from app.bootstrap import Services
+    from app.core.settings import Settings
 
 T = TypeVar("T")
 console = Console(stderr=True)
+log = logging.getLogger(__name__)
 
 
 @dataclass
 class CliState:
     data_dir: Path | None = None
     services: Services | None = None
+    log_level: str | None = None  # `--log-level`, above the setting for this command
+
+    def settings(self) -> Settings:
+        from app.core.settings import load_settings
+
+        overrides = {"log_level": self.log_level} if self.log_level else {}
+        return load_settings(self.data_dir, **overrides)
 
     def open(self) -> Services:
         if self.services is None:
             # Heavy (≈ 2–6 s of imports): only when a command really needs the data dir.
             from app.bootstrap import build_services
-            from app.core.settings import load_settings
 
-            self.services = build_services(load_settings(self.data_dir))
+            self.services = build_services(self.settings())
         return self.services
 
     def close(self) -> None:
@@ -55,6 +65,25 @@ def state(ctx: typer.Context) -> CliState:
         root.obj = CliState()
         root.call_on_close(root.obj.close)
     return root.obj
+
+
+def start_logging(ctx: typer.Context, *, host: bool = False) -> None:
+    """Strata's log set-up for this command, before anything logs (app/core/logs/setup.py).
+
+    The file in the data dir gets the log level; stderr gets it too for a `host` (`serve`, `mcp`)
+    or when `--log-level` was given, else warnings and errors only: a one-shot command's output
+    is its own, and its INFO lines are in the file.
+    """
+    from app.core.logs.setup import at_least, configure_logging, early_level
+    from app.core.paths import DataLayout, default_data_dir
+
+    cli = state(ctx)
+    layout = DataLayout((cli.data_dir or default_data_dir()).expanduser())
+    level = early_level(layout.root, cli.log_level)
+    shown = level if host or cli.log_level else at_least(level, "WARNING")
+    configure_logging(layout.logs, level, console_level=shown)
+    if host:  # a bug report's log then says which version ran which server on which data
+        log.info("%s %s starting on %s", ctx.command_path, __version__, layout.root)
 
 
 def services(ctx: typer.Context) -> Services:

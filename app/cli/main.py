@@ -11,7 +11,7 @@ from app import __version__
 from app.cli.backup import backup_command, export_command, restore_command
 from app.cli.brief import brief_command
 from app.cli.connectors import connectors_app
-from app.cli.context import show_error, state
+from app.cli.context import show_error, start_logging, state
 from app.cli.files import files_app
 from app.cli.forget import forget_app
 from app.cli.importing import import_app
@@ -27,6 +27,7 @@ from app.cli.search import search_command
 from app.cli.serve import serve_command, token_command
 from app.cli.ui import launch, quick_command, ui_command, wants_window
 from app.core.errors import StrataError
+from app.core.logs.setup import log_uncaught
 
 cli = typer.Typer(
     name="strata",
@@ -42,6 +43,15 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _log_level(value: str | None) -> str | None:
+    from app.core.logs.setup import parse_level
+
+    try:
+        return None if value is None else parse_level(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
 @cli.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
@@ -52,9 +62,18 @@ def main(
         help="Where Strata keeps its data (default: user data dir).",
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+    log_level: str = typer.Option(
+        None,
+        "--log-level",
+        callback=_log_level,
+        help="DEBUG, INFO, WARNING or ERROR: what goes to <data dir>/logs/strata.log and stderr "
+        "(default: the log_level setting or STRATA_LOG_LEVEL, INFO).",
+    ),
 ) -> None:
     """With no command, start Strata on its defaults."""
     state(ctx).data_dir = data_dir
+    state(ctx).log_level = log_level
+    start_logging(ctx)
     if ctx.invoked_subcommand is None:
         if wants_window():  # the desktop app; on first run its welcome page offers the demo
             raise typer.Exit(launch(data_dir))
@@ -87,6 +106,8 @@ cli.add_typer(privacy_app, name="privacy")
 
 
 def run() -> None:
+    # The process's entry point (not the CliRunner's): a crash is logged, masked, into the file.
+    log_uncaught()
     try:
         cli()
     except StrataError as exc:

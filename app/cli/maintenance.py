@@ -12,6 +12,7 @@ from rich.table import Table
 from app.cli.context import console, guarded, print_json, progress_bar, services
 from app.cli.doctor_keys import build_missing_keys, pending_keys
 from app.cli.search import render
+from app.core.logs.setup import log_file_status
 
 if TYPE_CHECKING:  # the CLI's import stays light (tests/cli/test_cli_startup.py)
     from app.core.index.keyword_format import ReindexStatus
@@ -68,6 +69,7 @@ def doctor_command(
             )
 
     check("data dir", svc.layout.root.is_dir(), str(svc.layout.root))
+    check("log file", *log_file_status(svc.layout.logs))
     current = current_revisions(svc.db)
     check("schema", current == heads(), f"at {sorted(current)}")
     with svc.db.read_engine.connect() as conn:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from app.cli.context import console, guarded, services, state
+from app.cli.context import console, guarded, services, start_logging, state
 from app.mcp.install import CLIENTS, install, snippet
 
 mcp_app = typer.Typer(
@@ -30,7 +30,9 @@ def mcp_command(
         raise typer.Exit(2)
     from app.mcp.server import run_stdio  # the MCP SDK: only when serving
 
-    # stdout carries the protocol: everything human goes to stderr (console is stderr).
+    # stdout carries the protocol: everything human goes to stderr (console is stderr), log
+    # lines too (MCP clients keep a server's stderr in their own logs).
+    start_logging(ctx, host=True)
     run_stdio(services(ctx), profile)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
-from app.cli.context import console, guarded, services, state
+from app.cli.context import console, guarded, services, start_logging, state
 
 
 def serve_command(
@@ -21,10 +21,11 @@ def serve_command(
     from app.api.app import create_app
     from app.api.security import HostPolicy
     from app.api.server import check_bind_host, serve
-    from app.core.settings import load_settings
     from app.services.scheduling import JobHost
 
-    settings = guarded(lambda: load_settings(state(ctx).data_dir))
+    settings = guarded(state(ctx).settings)
+    # A server: its log lines (uvicorn's, the jobs', the search workers') also go to stderr.
+    start_logging(ctx, host=True)
     bind_host = host or settings.api.host
     bind_port = port or settings.api.port
     warning = guarded(lambda: check_bind_host(bind_host, allow_remote=allow_remote))

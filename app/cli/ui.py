@@ -10,6 +10,7 @@ window is on screen.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -17,10 +18,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from app import __version__
 from app.cli.context import console, state
 
 if TYPE_CHECKING:
     from app.bootstrap import Services
+
+log = logging.getLogger(__name__)
 
 
 def display_available(*, allow_offscreen: bool = True) -> bool:
@@ -91,6 +95,7 @@ def launch(data_dir: Path | None, *, demo: str = "never", start: str = "show", t
         what = "opened its quick search" if start == "quick" else "brought its window to the front"
         console.print(f"Strata is already running on {root}; {what}.")
         return 0
+    log.info("strata %s desktop app starting on %s", __version__, root)
 
     def open_services() -> Services:  # runs on a worker thread while the window is already up
         from app.bootstrap import build_services

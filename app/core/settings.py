@@ -6,10 +6,11 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.errors import ConfigError
+from app.core.logs.setup import parse_level
 from app.core.paths import DataLayout, default_data_dir
 
 
@@ -249,7 +250,14 @@ class Settings(BaseSettings):
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     resources: ResourceSettings = Field(default_factory=ResourceSettings)
     max_message_bytes: int = 10 * 1024 * 1024
-    log_level: str = "WARNING"
+    # What reaches `<data dir>/logs/strata.log` (and stderr for `serve` and `mcp`): DEBUG, INFO,
+    # WARNING, ERROR or CRITICAL; `--log-level` overrides it for one command (app/core/logs/).
+    log_level: str = "INFO"
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        return parse_level(value)
 
     @property
     def layout(self) -> DataLayout:

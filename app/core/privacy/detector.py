@@ -93,7 +93,11 @@ class Detector:
     """Thread-safe; results are cached per text (search results repeat the same messages)."""
 
     def __init__(
-        self, classes: Iterable[str] = ALL_CLASSES, *, phone_regions: Iterable[str] = ("US",)
+        self,
+        classes: Iterable[str] = ALL_CLASSES,
+        *,
+        phone_regions: Iterable[str] = ("US",),
+        cache_size: int = CACHE_SIZE,
     ) -> None:
         chosen = tuple(dict.fromkeys(classes))
         unknown = set(chosen) - set(ALL_CLASSES)
@@ -101,6 +105,8 @@ class Detector:
             raise ValueError(f"unknown redaction classes {sorted(unknown)}; known: {', '.join(ALL_CLASSES)}")
         self.classes = chosen
         self.phone_regions = tuple(r.upper() for r in phone_regions)
+        # 0 for texts that never repeat (log lines carry their time): caching them only holds memory.
+        self.cache_size = cache_size
         self._cache: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -113,9 +119,11 @@ class Detector:
                 self._cache.move_to_end(text)
                 return hit
         found = _resolve(_outside_placeholders(text, self._scan(text)))
+        if self.cache_size <= 0:
+            return found
         with self._lock:
             self._cache[text] = found
-            if len(self._cache) > CACHE_SIZE:
+            if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return found
 
