@@ -68,7 +68,8 @@ def warm_up(services: Any) -> Warmed | None:
     paths = search_files(services) if budget > 0 else []
     if not paths:
         return None
-    warmed = warm_files(paths, budget_bytes=budget)
+    # SQLite's file is read through SQLite's own descriptor: closing one of ours would drop its locks.
+    warmed = warm_files(paths, budget_bytes=budget, locked={services.layout.database})
     log.info(
         "read %d MB of search files ahead (%d files) in %.1f s",
         warmed.bytes // MB,

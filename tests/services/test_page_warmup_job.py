@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 from datetime import UTC, datetime
@@ -26,7 +27,8 @@ def test_a_small_archive_has_nothing_to_warm(services) -> None:
     assert warm_up(services) is None
 
 
-def test_a_large_archives_files_are_read_ahead_at_start_up(services) -> None:
+def as_large(services) -> None:
+    """400 messages served as a large archive is: a faiss index and a vector file."""
     services.memory.ingest([make_message(n, content=f"river piano note {n}") for n in range(400)])
     corpus = services.memory.searcher.corpus
     corpus.vector_engine = "faiss"
@@ -35,6 +37,11 @@ def test_a_large_archives_files_are_read_ahead_at_start_up(services) -> None:
     corpus.vector_file_min_rows = 20
     services.index.maintain_vector_indexes()  # the index-vectors job's body: builds faiss
     services.index.run_vector_file_job()
+
+
+def test_a_large_archives_files_are_read_ahead_at_start_up(services) -> None:
+    as_large(services)
+    corpus = services.memory.searcher.corpus
     meta = corpus.faiss().files.current()
     files = search_files(services)
     # Most useful first: the faiss index and its keys, SQLite, then the vector file.
@@ -69,3 +76,41 @@ def test_no_warm_up_when_turned_off(services) -> None:
         assert WARM_UP_JOB_ID not in host.start()
     finally:
         host.stop()
+
+
+OTHER_PROCESS = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+print(con.execute(sys.argv[2]).fetchone()[0])
+con.close()
+"""
+
+
+def other_process(database: Path, sql: str) -> str:
+    """A second process opens the database, runs one query and closes (a CLI command, a worker)."""
+    done = subprocess.run(
+        [sys.executable, "-c", OTHER_PROCESS, str(database), sql], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX record locks")
+def test_the_warm_up_leaves_sqlites_locks_and_wal_alone(services) -> None:
+    # Closing a descriptor of its own on the database dropped the locks SQLite held on it: the next
+    # process to close its connection deleted the WAL under the host, whose later commits then went
+    # to a deleted file (the 1M soak: "disk I/O error", then "database disk image is malformed").
+    as_large(services)
+    database = services.layout.database
+    wal = database.with_name(database.name + "-wal")
+    services.memory.ingest([make_message(1000, content="written before the warm-up")])
+    assert wal.exists()
+
+    warmed = warm_up(services)
+    assert warmed is not None and warmed.files == len(search_files(services))  # SQLite read ahead too
+    assert other_process(database, "SELECT count(*) FROM raw_messages") == "401"
+    assert wal.exists()  # the host still holds its shared lock: the other process left the WAL
+
+    services.memory.ingest([make_message(1001, content="written after the warm-up")])
+    # What the host writes now is where every other process reads it, and the file is sound.
+    assert other_process(database, "SELECT count(*) FROM raw_messages") == "402"
+    assert other_process(database, "PRAGMA integrity_check") == "ok"
