@@ -196,7 +196,15 @@ class MessageSearcher:
 
         def own_cosines(keys: list[str]) -> dict[str, float]:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
-            return context.cosines if context is not None else {}
+            if context is not None:
+                return context.cosines
+            # No in-memory copy (a large archive): the messages only their sentence keys found
+            # get their cosines from their stored vectors, as on the exact path. Without them the
+            # index path dropped every such message, so its ranking followed which messages
+            # happened to be keyed (docs/benchmarks.md, "keys12").
+            q = vector.astype(np.float32)
+            stored = store.vectors(keys) if store is not None else self.corpus.collection.vectors_of(keys)
+            return {k: float(v @ q) for k, v in stored.items()}
 
         if with_keys:
             weight, least = self.config.key_weight, self.config.key_min_cosine
