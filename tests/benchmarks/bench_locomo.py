@@ -5,15 +5,22 @@ is asked through MemoryService.search, pooled over all conversations, with no fi
 
     python tests/benchmarks/bench_locomo.py [--embedder local|hashing] [--workdir DIR]
         [--keyword-budget ROWS] [--activations float|int8] [--query-activations int8|float]
-        [--variant FIELD=VALUE[,FIELD=VALUE]]...
+        [--variant FIELD=VALUE[,FIELD=VALUE]]... [--keyed FRACTIONS [--keyed-order id|random]]
 
 Each `--variant` sets `SearchConfig` fields (e.g. `--variant nameless_vector=0`) and is measured
 over the same import in the same run, after the default settings.
+
+`--keyed 0.5,0.05,0` then measures the default settings on a partly keyed archive: only that
+share of the messages keeps its sentence keys (the rest lose keys and stamps, as a bulk-imported
+archive is while its keys are built), largest share first; `--keyed-order id` keeps the lowest
+message ids (the order the repair job builds them in), `random` a seeded random subset. The next
+run on the same `--workdir` builds the removed keys again before it measures.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import tempfile
 import time
@@ -25,9 +32,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
+from sqlalchemy import select
+
 from app.bootstrap import Services, build_services
 from app.core.search.search_config import SearchConfig
 from app.core.settings import EmbeddingSettings, Settings
+from app.core.storage.models import RawMessageRow
 from tests.benchmarks.locomo_data import CATEGORIES, DATA, load
 
 
@@ -61,6 +71,12 @@ def main() -> int:
         default=[],
         help="SearchConfig fields to change for one more pass, e.g. neighbour_candidates=0",
     )
+    parser.add_argument(
+        "--keyed",
+        default="",
+        help="shares of messages that keep their sentence keys, one pass each (e.g. 0.5,0.05,0)",
+    )
+    parser.add_argument("--keyed-order", choices=["id", "random"], default="random")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found (the dataset lives in ../shared/data, outside the repo)")
@@ -104,8 +120,36 @@ def main() -> int:
             if other != label:
                 print(moved(passes[other], passes[label], questions, other))
     searcher.config = default
+    if args.keyed:
+        shares = sorted((float(x) for x in args.keyed.split(",")), reverse=True)
+        for share in shares:
+            kept = keep_keys(services, share, args.keyed_order)
+            order = args.keyed_order
+            print(f"\n== sentence keys for {share:.0%} of the messages ({kept} keyed, {order} order)")
+            label = f"keyed={share}"
+            passes[label] = report(services, questions)
+            print(moved(passes["default"], passes[label], questions, "default"))
     services.close()
     return 0
+
+
+def keep_keys(services: Services, share: float, order: str) -> int:
+    """Remove the sentence keys and stamps of all but `share` of the messages (see the module
+    docstring); how many messages keep theirs. Shares are taken largest first, each a subset of
+    the one before (the random order is seeded)."""
+    keys = services.memory.keys
+    if keys is None:
+        raise SystemExit("--keyed needs search.sentence_keys on")
+    with services.db.read() as session:
+        ids = list(session.scalars(select(RawMessageRow.id).order_by(RawMessageRow.id)))
+    if order == "random":
+        random.Random(12).shuffle(ids)
+    kept = round(len(ids) * share)
+    gone = ids[kept:]
+    keys.remove(gone)
+    with services.db.write() as session:
+        keys.source.forget(session, gone)
+    return kept
 
 
 def parse_variant(config: Any, text: str) -> dict[str, Any]:

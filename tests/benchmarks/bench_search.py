@@ -9,7 +9,7 @@ pass, the interleaved baseline and `--compare` do the same embedding work as the
 
     python tests/benchmarks/bench_search.py [--sizes 10000,100000] [--embedder local|hashing]
         [--corpus synthetic|locomo] [--workdir DIR] [--build auto|ingest|bulk] [--recall N]
-        [--baseline SIZE] [--compare FIELD=VALUE]
+        [--baseline SIZE] [--compare FIELD=VALUE] [--ranking N] [--keys SHARE]
 
 From 200k messages (`--build auto`) the LoCoMo corpus is written in bulk (`scale_corpus.py`:
 minutes for 1M) instead of through the ingest path, and the background job's vector index is
@@ -28,6 +28,12 @@ LoCoMo's real turns (real word frequencies) and asks LoCoMo's questions; it need
 `--compare neighbour_candidates=0` also times the same queries with that search setting
 (`SearchConfig` field), interleaved query by query in the same process, and prints the ratio:
 on a shared machine the load moves both columns alike.
+
+Each run prints how far the archive's sentence keys are built (a bulk-built archive has none
+until the repair job embeds them, for hours at 1M). `--keys 0.05` first writes recycled keys
+(`scale_corpus.build_keys`: pool vectors picked by each key's text, as for the messages) for the
+first 5 % of the messages by id that lack them, the state a bulk import is in while its keys are
+built; `--keys 1` keys the whole archive in minutes instead of hours.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import text as sql_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -150,6 +157,7 @@ def run(
     baseline: int = 0,
     compare: str | None = None,
     ranking: int = 0,
+    keys: float | None = None,
 ) -> None:
     bulk = build == "bulk" or (build == "auto" and size >= BULK_FROM and corpus_name == "locomo")
     data_dir = workdir / f"{corpus_name}{'-bulk' if bulk else ''}-{size}" if workdir else None
@@ -181,6 +189,16 @@ def run(
         if services.memory.keys is not None:  # sentence keys: built in the background after ingest
             services.memory.keys.wait(timeout_s=7200)
         print(f"[{size}] built index in {time.perf_counter() - started:.0f}s")
+    if keys is not None:
+        # Before the index job: the keys' own index is built (or extended) with the rest.
+        pool = scale_corpus.pool_vectors(real, workdir)
+        keyed, written, seconds = scale_corpus.build_keys(
+            services, keys, pool, progress=lambda line: print(line, flush=True)
+        )
+        print(
+            f"[{size}] recycled sentence keys: {written:,} keys for {keyed:,} more messages in {seconds:.0f}s"
+        )
+    _key_state(services, size)
     started = time.perf_counter()
     work = services.index.maintain_vector_indexes()
     for kind, done in work.items():
@@ -252,6 +270,20 @@ def run(
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"[{size}] RSS {_rss_mb():.0f} MB (peak {peak:.0f} MB, the recall check's exact copy included)")
     services.close()
+
+
+def _key_state(services: Any, size: int) -> None:
+    """How far the sentence keys are built: a partly keyed archive ranks and costs differently."""
+    keys = services.memory.keys
+    if keys is None:
+        print(f"[{size}] sentence keys: off")
+        return
+    with services.db.read() as session:
+        stamped = session.execute(sql_text("SELECT count(*) FROM message_key_stamps")).scalar_one()
+    print(
+        f"[{size}] sentence keys: {keys.corpus.collection.count():,} keys; "
+        f"{stamped:,} of {size:,} messages stamped ({stamped / size:.1%})"
+    )
 
 
 def _baseline(size: int, real: FreshQueries, workdir: Path | None) -> Any:
@@ -454,6 +486,12 @@ def main() -> int:
     parser.add_argument(
         "--ranking", type=int, default=0, help="queries whose top 10 is compared: index path vs exact path"
     )
+    parser.add_argument(
+        "--keys",
+        type=float,
+        default=None,
+        help="first build recycled sentence keys for this share of the messages (by id) that lack them",
+    )
     args = parser.parse_args()
     if args.corpus == "locomo" and not locomo_corpus.available():
         print(f"skipped: {locomo_data.DATA} is missing (the locomo corpus is grown from it)")
@@ -469,6 +507,7 @@ def main() -> int:
             args.baseline,
             args.compare,
             args.ranking,
+            args.keys,
         )
     return 0
 

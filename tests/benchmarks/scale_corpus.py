@@ -11,6 +11,7 @@ reused with small noise (as `bench_search.RecycledEmbedder` does).
 
 from __future__ import annotations
 
+import collections
 import random
 import time
 import zlib
@@ -25,6 +26,8 @@ from sqlalchemy import func, insert, select
 from app.bootstrap import Services
 from app.core import aaak
 from app.core.embeddings.base import Embedder
+from app.core.index.key_source import MessageKeyStampRow
+from app.core.index.message_keys import key_docs, message_of
 from app.core.index.message_kind import message_doc
 from app.core.storage.models import RawMessageRow, User
 from tests.benchmarks import locomo_corpus, locomo_data
@@ -137,3 +140,90 @@ def build(
         collection.table.add(pa.table(data, schema=collection.schema))
         progress(f"  {start + n:,} / {size:,} messages ({time.perf_counter() - started:.0f} s)")
     return time.perf_counter() - started
+
+
+def build_keys(
+    services: Services,
+    share: float,
+    pool: np.ndarray,
+    *,
+    seed: int = 12,
+    batch: int = 20_000,
+    progress: Callable[[str], None] = print,
+) -> tuple[int, int, float]:
+    """Sentence keys for the first `share` of the messages by id (the order the repair job builds
+    them in) that have none yet, with the same recycled vectors as the messages (a key's vector is
+    a pool vector picked by its text, plus noise), appended and stamped as the key backlog would.
+    Real keys take hours at 1M (~150 messages a second); this takes minutes. Returns (messages
+    keyed, keys written, seconds)."""
+    keys = services.memory.keys
+    if keys is None:
+        raise ValueError("sentence keys are off (search.sentence_keys)")
+    started = time.perf_counter()
+    collection = keys.corpus.collection
+    model_id, dims = keys.corpus.embedder.model_id, keys.corpus.embedder.dimensions
+    rng = np.random.default_rng(seed)
+    stamp = MessageKeyStampRow
+    with services.db.read() as session:
+        total = int(session.execute(select(func.count()).select_from(RawMessageRow)).scalar_one())
+        cutoff = session.execute(
+            select(RawMessageRow.id)
+            .order_by(RawMessageRow.id)
+            .offset(max(0, round(total * share) - 1))
+            .limit(1)
+        ).scalar()
+    if cutoff is None or share <= 0:
+        return 0, 0, 0.0
+    columns = (
+        RawMessageRow.id,
+        RawMessageRow.user_id,
+        RawMessageRow.platform,
+        RawMessageRow.channel,
+        RawMessageRow.person,
+        RawMessageRow.timestamp,
+        RawMessageRow.content,
+        RawMessageRow.text_hash,
+    )
+    messages = written = 0
+    after = 0
+    now = int(time.time() * 1000)
+    while True:
+        with services.db.read() as session:
+            rows = session.execute(
+                select(*columns)
+                .outerjoin(stamp, stamp.message_id == RawMessageRow.id)
+                .where(RawMessageRow.id > after, RawMessageRow.id <= cutoff, stamp.message_id.is_(None))
+                .order_by(RawMessageRow.id)
+                .limit(batch)
+            ).all()
+        if not rows:
+            break
+        after = rows[-1].id
+        docs = [d for row in rows for d in key_docs(row)]
+        if docs:
+            picks = np.array([zlib.crc32(d.document.encode()) % len(pool) for d in docs])
+            vectors = pool[picks] + rng.normal(0, NOISE, (len(docs), dims)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            data: dict[str, object] = {"key": [d.key for d in docs]}
+            for column in collection.columns:
+                data[column] = [({"user_id": d.user_id, **d.columns})[column] for d in docs]
+            flat = pa.array(vectors.astype(np.float32).ravel())
+            data["vector"] = pa.FixedSizeListArray.from_arrays(flat, dims)
+            collection.table.add(pa.table(data, schema=collection.schema))
+        counts = collections.Counter(message_of(d.key) for d in docs)
+        stamps = [
+            {
+                "message_id": row.id,
+                "key_count": counts.get(str(row.id), 0),
+                "text_hash": row.text_hash,
+                "embedding_model": model_id,
+                "embedding_dimensions": dims,
+                "updated_at": now,
+            }
+            for row in rows
+        ]
+        with services.db.write() as session:
+            session.connection().execute(insert(stamp.__table__), stamps)
+        messages, written = messages + len(rows), written + len(docs)
+        progress(f"  keys of {messages:,} messages: {written:,} keys ({time.perf_counter() - started:.0f} s)")
+    return messages, written, time.perf_counter() - started

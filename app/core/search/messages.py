@@ -196,12 +196,26 @@ class MessageSearcher:
 
         def own_cosines(keys: list[str]) -> dict[str, float]:
             context = self.windows.around(self.corpus.matrix(), vector, keys, windows=False)
-            return context.cosines if context is not None else {}
+            if context is not None:
+                return context.cosines
+            # No in-memory copy (a large archive): the messages only their sentence keys found
+            # get their cosines from their stored vectors, as on the exact path. Without them the
+            # index path dropped every such message, so its ranking followed which messages
+            # happened to be keyed (docs/benchmarks.md, "keys12").
+            q = vector.astype(np.float32)
+            stored = store.vectors(keys) if store is not None else self.corpus.collection.vectors_of(keys)
+            return {k: float(v @ q) for k, v in stored.items()}
 
         if with_keys:
             weight, least = self.config.key_weight, self.config.key_min_cosine
             key_hits = key_future.result() if key_future is not None else ()
+            found = {h.key for h in vector_hits}
             vector_hits = resolve_keys(vector_hits, key_hits, own_cosines, weight, least)
+            # Messages only their keys found: like a list question's named candidates, most never
+            # reach the windowed best (below).
+            side_only = named_only | {h.key for h in vector_hits if h.key not in found}
+        else:
+            side_only = named_only
         keyword_hits, keyword_vectors = keyword_future.result()
         legs = Legs(vector=vector_hits, keyword=keyword_hits)
         keys = legs.keys
@@ -216,12 +230,14 @@ class MessageSearcher:
             # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
             # "1M: wall-clock critical path").
             todo = store.unread(keys)
-            # A list question's named candidates (~80 a person) mostly never reach the windowed
-            # best: their rows only, in one plain statement; `windows` reads the turns of those
-            # that do. Same hits; CPU p95 of a 1M search -6 % (docs/benchmarks.md, "Lead, session 10").
-            light = [k for k in todo if k in named_only]
+            # A list question's named candidates (~80 a person) and the messages only their
+            # sentence keys found (up to `key_pool`) mostly never reach the windowed best: their
+            # rows only, in one plain statement; `windows` reads the turns of those that do. Same
+            # hits; CPU p95 of a 1M search -6 % for the named (docs/benchmarks.md, "Lead, session
+            # 10"), CPU mean 64 -> 61 ms on a partly keyed 1M archive ("keys12").
+            light = [k for k in todo if k in side_only]
             if light:
-                todo = [k for k in todo if k not in named_only]
+                todo = [k for k in todo if k not in side_only]
                 with self.db.read() as session:
                     store.add_rows(hit_rows(session, [int(k) for k in light]))
             half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
