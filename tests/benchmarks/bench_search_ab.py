@@ -8,8 +8,10 @@ and prints each side's wall and CPU p50 / p95, the paired ratios, and how many t
 scores) are identical.
 
     python tests/benchmarks/bench_search_ab.py --data-dir COPY --code-root OTHER-CHECKOUT
-        [--queries 98] [--rounds 2] [--filters]
+        [--queries 98] [--rounds 2] [--filters] [--threads N] [--switch-interval S]
 
+`--threads` (the local model's intra-op threads) and `--switch-interval` (`sys.setswitchinterval`)
+apply to this tree's side only: the same code with another setting, against `--code-root` as it is.
 COPY is a copy of an archive (`cp -a`; searches record access counts). Run with the load noted:
 the ratio is the figure, not either side's milliseconds.
 """
@@ -34,9 +36,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def serve(root: Path, data_dir: Path) -> None:
+def serve(root: Path, data_dir: Path, switch_interval: float | None) -> None:
     """Worker: read `[text, filter-index]` lines on stdin, answer one JSON line each."""
     sys.path.insert(0, str(root))
+    if switch_interval is not None:
+        sys.setswitchinterval(switch_interval)
     from app.bootstrap import build_services
     from app.core.embeddings.factory import build_embedder
     from app.core.settings import EmbeddingSettings, Settings
@@ -44,7 +48,8 @@ def serve(root: Path, data_dir: Path) -> None:
     from tests.benchmarks.bench_search_timeline import clear_query_cache
 
     settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="local"))
-    services = build_services(settings, embedder=build_embedder(settings.embedding))
+    threads = int(os.environ.get("BENCH_AB_THREADS", "0")) or None
+    services = build_services(settings, embedder=build_embedder(settings.embedding, threads=threads))
     filters = _filters()
     for n, q in enumerate(locomo_corpus.queries(98)[:12]):
         services.memory.search(q + " warmup", filters[n % len(filters)], limit=10)
@@ -72,6 +77,20 @@ def _filters() -> list[Any]:
     ]
 
 
+def _start(args: argparse.Namespace, root: Path, *, mine: bool) -> subprocess.Popen[str]:
+    """A worker process searching with `root`'s code (this tree's side gets the knobs)."""
+    knobs = ["--switch-interval", str(args.switch_interval)] if mine and args.switch_interval else []
+    command = [sys.executable, __file__, "--data-dir", str(args.data_dir), "--code-root", str(root)]
+    return subprocess.Popen(
+        [*command, "--serve", str(root), *knobs],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "BENCH_AB_THREADS": str(args.threads if mine else 0)},
+        text=True,
+        cwd=root,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -79,10 +98,12 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=98)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--filters", action="store_true", help="every other search filtered (3 kinds)")
+    parser.add_argument("--threads", type=int, default=0, help="this side's local model intra-op threads")
     parser.add_argument("--serve", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--switch-interval", type=float, default=None, help="this side's GIL switch interval")
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.data_dir)
+        serve(args.serve, args.data_dir, args.switch_interval)
         return 0
     sys.path.insert(0, str(ROOT))
     from tests.benchmarks import locomo_corpus
@@ -91,25 +112,7 @@ def main() -> int:
         print("skipped: the LoCoMo data (../shared/data) is missing")
         return 0
     sides = {"this": ROOT, "other": args.code_root.resolve()}
-    workers = {
-        name: subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                "--data-dir",
-                str(args.data_dir),
-                "--code-root",
-                str(root),
-                "--serve",
-                str(root),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=root,
-        )
-        for name, root in sides.items()
-    }
+    workers = {name: _start(args, root, mine=name == "this") for name, root in sides.items()}
     for worker in workers.values():
         assert worker.stdout is not None
         json.loads(worker.stdout.readline())
