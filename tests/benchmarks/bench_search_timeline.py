@@ -87,8 +87,14 @@ def instrument(services: Any, timeline: Timeline) -> None:
     timed_embedder = Embedder()
     timed_embedder.embedder = searcher_embedder  # type: ignore[attr-defined]
     timed_embedder.embed_query = wrap("embed query", real_embed)  # type: ignore[attr-defined]
+    if getattr(searcher_embedder, "embed_queries", None) is not None:  # one call for a search's texts
+        timed_embedder.embed_queries = wrap("embed queries", searcher_embedder.embed_queries)  # type: ignore[attr-defined]
     searcher.embedder = timed_embedder
     searcher.corpus.vector_leg = wrap("vector leg (ANN)", searcher.corpus.vector_leg)
+    if searcher.corpus.vector_engine == "faiss":
+        leg = searcher.corpus.faiss()
+        leg.search = wrap("faiss leg", leg.search)
+        leg._row_filter = wrap("faiss: row filter", leg._row_filter)
     for name in ("_keyword_candidates", "_keyword_and_vectors", "_read_rows", "_named_nearest", "_key_leg"):
         setattr(searcher, name, wrap(name, getattr(searcher, name)))
     for name in ("windows", "_read", "vectors", "prefetch"):

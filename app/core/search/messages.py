@@ -176,6 +176,12 @@ class MessageSearcher:
                 self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
+        stored_windows = store is not None and self._stored_windows()
+        if store is not None and stored_windows:
+            # The vector candidates' rows and turns at once, while the keyword worker may still be
+            # reading its own (SQLite releases the GIL): read after waiting for that worker, they
+            # came after the slower leg. What the other legs add is read below.
+            self._read_halves(store, store.unread([h.key for h in vector_hits]))
         named = named_future.result() if named_future is not None else ()
         named_only: set[str] = set()
         if named:
@@ -221,14 +227,13 @@ class MessageSearcher:
         keys = legs.keys
         if not keys:
             return RankedMessages([], 0)
-        if store is not None and self._stored_windows():
-            # The keyword candidates were read on the worker; the vector candidates' rows and
-            # turns are read half here, half on a worker (SQLite releases the GIL: the two
-            # halves take the time of one on two cores). Their vectors wait for the ranking to
-            # pick the best of them (`windows_for`): reading every vector candidate's window
-            # vectors in the halves instead cost ~10 ms more CPU a search at 1M (one more
-            # lookup, 11 % more vectors) for no wall-clock gain under load (docs/benchmarks.md,
-            # "1M: wall-clock critical path").
+        if store is not None and stored_windows:
+            # The keyword candidates were read on the worker, the vector candidates above; the
+            # rest (the key leg's messages, a list question's named candidates) here. Their
+            # vectors wait for the ranking to pick the best of them (`windows_for`): reading
+            # every vector candidate's window vectors with their rows instead cost ~10 ms more
+            # CPU a search at 1M (one more lookup, 11 % more vectors) for no wall-clock gain
+            # under load (docs/benchmarks.md, "1M: wall-clock critical path").
             todo = store.unread(keys)
             # A list question's named candidates (~80 a person) and the messages only their
             # sentence keys found (up to `key_pool`) mostly never reach the windowed best: their
@@ -240,9 +245,7 @@ class MessageSearcher:
                 todo = [k for k in todo if k not in side_only]
                 with self.db.read() as session:
                     store.add_rows(hit_rows(session, [int(k) for k in light]))
-            half = self._keyword_pool.submit(self._read_rows, store, todo[: len(todo) // 2])
-            self._read_rows(store, todo[len(todo) // 2 :])
-            half.result()
+            self._read_halves(store, todo)
             rows = {k: store.rows[k] for k in keys if k in store.rows}
         else:
             candidates = [int(k) for k in keys]
@@ -504,6 +507,16 @@ class MessageSearcher:
             with self.db.read() as session:
                 store.prefetch(session, keys)
         return hits, store.vectors(keys)
+
+    def _read_halves(self, store: StoredWindows, keys: Sequence[str]) -> None:
+        """Rows and turns of `keys`, half here and half on a worker (SQLite releases the GIL: the
+        two halves take the time of one on two cores)."""
+        if len(keys) < 2:
+            self._read_rows(store, keys)
+            return
+        half = self._keyword_pool.submit(self._read_rows, store, keys[: len(keys) // 2])
+        self._read_rows(store, keys[len(keys) // 2 :])
+        half.result()
 
     def _read_rows(self, store: StoredWindows, keys: Sequence[str]) -> None:
         if keys:

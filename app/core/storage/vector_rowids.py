@@ -66,16 +66,23 @@ class RowIds:
         self.loads = 0  # maps of the current version mapped from the saved file
 
     def take(
-        self, table: Any, keys: Sequence[str], dimensions: int, stored: Stored | None = None
+        self,
+        table: Any,
+        keys: Sequence[str],
+        dimensions: int,
+        stored: Stored | None = None,
+        *,
+        version: int | None = None,
     ) -> tuple[dict[str, np.ndarray], set[str]]:
         """The stored vectors of those `keys` this map can serve by row id, and the keys it settled
         (served, or known to have no row at this version); the others need the key filter.
         `stored` (the memory-mapped file, vector_file.py) serves the rows it holds unchanged
-        before LanceDB is asked for the rest."""
-        version = int(table.version)
-        slots = self._fresh(table, version)
-        if slots is None:
+        before LanceDB is asked for the rest. `version`: the table's version as the caller last
+        asked it (`VectorCollection.recent_version`; default: asked now)."""
+        fresh = self._fresh(table, int(table.version) if version is None else version)
+        if fresh is None:
             return {}, set()
+        version, slots = fresh  # a map built now is of the version asked for the build
         wanted: dict[str, int] = {}
         absent: set[str] = set()
         for key in keys:
@@ -104,33 +111,39 @@ class RowIds:
         served.update(mapped)
         return served, absent | set(served)
 
-    def _fresh(self, table: Any, version: int) -> np.ndarray | None:
-        """The map at `version`, rebuilt when allowed (None: not usable now)."""
+    def _fresh(self, table: Any, version: int) -> tuple[int, np.ndarray] | None:
+        """(its version, the map) at `version`, or at the version asked anew for a build (None:
+        not usable now)."""
         current = self._map
         if current is not None and current[0] == version:
-            return current[1]
+            return None if current[1] is None else (version, current[1])
         with self._lock:
             current = self._map
             if current is not None and current[0] == version:
-                return current[1]
+                return None if current[1] is None else (version, current[1])
             if self.saved is not None:
                 mapped = self.saved.load(version)
                 if mapped is not None:
                     self.loads += 1
                     self._map = (version, mapped)
-                    return mapped
+                    return version, mapped
             now = self._clock()
             if self._built_at is not None and now - self._built_at < self.refresh_seconds:
                 return None
             self._built_at = now
+            # A remembered version may be behind another process's commit: a build (~0.2 s of
+            # CPU at 1M rows) is checked against the version as it is now, not left unusable.
+            version = int(table.version)
             slots = self._build(table)
             self.builds += 1
             if int(table.version) != version:  # written while read: wait for a quieter moment
                 return None
             self._map = (version, slots)
-            if self.saved is not None and slots is not None:
+            if slots is None:
+                return None
+            if self.saved is not None:
                 self.saved.save(version, slots)
-            return slots
+            return version, slots
 
     @staticmethod
     def _build(table: Any) -> np.ndarray | None:

@@ -34,6 +34,13 @@ from app.core.storage.vector_rowids_file import Saved, rowids_path
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# How long `vectors_of` trusts the table version it last asked for. With strong read consistency
+# asking reads the latest manifest, through LanceDB's event-loop thread and back: ~0.1 ms alone,
+# but a search asked 3-5 times, on both of its threads, and each took 3-4 ms of wall time at 1M
+# while the other thread held the GIL (docs/benchmarks.md, `p50n`). This process's writes make it
+# ask at once; another process's commit is seen this much later, as the in-memory copy and the
+# faiss leg see it (both 0.25 s).
+RECENT_VERSION_S = 0.25
 KEEP_VERSIONS = timedelta(days=36500)  # an age no version reaches: compaction without pruning
 
 # Column name -> arrow type for the prefilter columns a collection may declare.
@@ -94,6 +101,9 @@ class VectorCollection:
         # them, and only lazily after other processes' commits (see vector_cache).
         self.local_writes = 0
         self._listeners: list[Callable[[Change], None]] = []
+        # (version, when asked, writes told by then): `recent_version`.
+        self._recent: tuple[int, float, int] | None = None
+        self._writes_told = 0
         # The stored vectors as a memory-mapped file, where one was built (vector_file.py).
         self.file = VectorFile(file_path(store.files, name), self.path) if store.files else None
         self._rowids = self._new_rowids()
@@ -108,6 +118,8 @@ class VectorCollection:
         self._listeners.append(listener)
 
     def _told(self, change: Change) -> None:
+        self._writes_told += 1
+        self._recent = None
         for listener in self._listeners:
             try:
                 listener(change)
@@ -139,6 +151,7 @@ class VectorCollection:
     def release(self) -> None:
         """Forget the open table and the row-id map (idle release); the next use reopens them."""
         self._table = None
+        self._recent = None
         self._rowids = self._new_rowids()  # the old map's saved pages are unmapped with it
         if self.file is not None:
             self.file.release()
@@ -262,12 +275,26 @@ class VectorCollection:
             return {}
         stored = self.file.take if self.file is not None else None
         try:
-            served, settled = self._rowids.take(self.table, keys, self.dimensions, stored)
+            served, settled = self._rowids.take(
+                self.table, keys, self.dimensions, stored, version=self.recent_version()
+            )
         except Exception:  # only a shortcut: the key filter below gives the same vectors
             log.warning("row-id lookup failed on %s; using the key filter", self.name, exc_info=True)
             served, settled = {}, set()
         rest = [k for k in keys if k not in settled]
         return {**served, **self._by_key(rest)} if rest else served
+
+    def recent_version(self) -> int:
+        """The table version, asked at most every RECENT_VERSION_S; at once after this process's
+        own writes (a write told while asking is not cached over)."""
+        recent, told = self._recent, self._writes_told
+        now = time.monotonic()
+        if recent is not None and recent[2] == told and now - recent[1] < RECENT_VERSION_S:
+            return recent[0]
+        version = int(self.table.version)
+        if self._writes_told == told:
+            self._recent = (version, now, told)
+        return version
 
     def _by_key(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         if not keys:

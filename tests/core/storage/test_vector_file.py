@@ -6,13 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 from app.core.storage import vector_file_build
 from app.core.storage.vector_file import MARKER
-from app.core.storage.vectors import VectorCollection, VectorStore
+from app.core.storage.vectors import RECENT_VERSION_S, VectorCollection, VectorStore
 
 DIM = 8
 
@@ -171,3 +172,27 @@ def test_a_deletion_in_another_process_shows_in_this_process_mapping(tmp_path) -
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "vectors.lance")], check=True, cwd=root)
     assert not mapped.vectors[row].any() and mapped.rowids[row] == -1  # this process's own mapping
     _same(collection.vectors_of(["3", "4"]), {"4": truth["4"]})
+
+
+def test_the_version_asked_is_kept_briefly_and_this_process_writes_show_at_once(tmp_path) -> None:
+    """`vectors_of` asks LanceDB for the table version at most every RECENT_VERSION_S (a round trip
+    through its event loop, several per search): this process's own re-embedding is served at once,
+    another process's once that time has passed."""
+    collection = _collection(tmp_path / "vectors.lance")
+    truth = _fill(collection, [str(i) for i in range(1, 101)], seed=12)
+    _build(collection)
+    reader = _collection(tmp_path / "vectors.lance")  # another process's view of the same files
+    _same(reader.vectors_of(["1", "2"]), {"1": truth["1"], "2": truth["2"]})
+    _same(collection.vectors_of(["1", "2"]), {"1": truth["1"], "2": truth["2"]})
+    asked = reader.recent_version()
+
+    # This process: the file still holds the old row's vector under the old row id; the version
+    # it asked before the write would map key 1 to that row.
+    truth |= _fill(collection, ["1"], seed=13)
+    _same(collection.vectors_of(["1", "2"]), {"1": truth["1"], "2": truth["2"]})
+
+    # Another process's commit is seen once the version is asked again.
+    assert reader.recent_version() == asked
+    time.sleep(RECENT_VERSION_S + 0.05)
+    assert reader.recent_version() == int(reader.table.version) > asked
+    _same(reader.vectors_of(["1", "2"]), {"1": truth["1"], "2": truth["2"]})
