@@ -120,7 +120,7 @@ def instrument(services: Services, clock: StageClock) -> None:
     clock.wrap(searcher.windows, "around", "conversation windows (NumPy)")
     clock.wrap(messages_module, "rank_messages", "ranking loop, neighbour rows")
     clock.wrap(ranking_module, "score_candidates", "relevance scoring")
-    clock.wrap(messages_module, "_hit", "hit objects")
+    clock.wrap(messages_module, "to_hit", "hit objects")
     clock.wrap(messages_module, "hit_rows", "candidate and neighbour rows (hit_rows)")
     if searcher.keys is not None:  # the sentence-key leg's scan (its own corpus)
         clock.wrap(searcher.keys, "vector_leg", "sentence-key vector leg")

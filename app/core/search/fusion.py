@@ -7,7 +7,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from app.core.search.relevance import Evidence, RelevanceModel
+from app.core.search.relevance import Evidence, QueryScorer, RelevanceModel
 
 K = TypeVar("K", bound=Hashable)
 _NON_WORD = re.compile(r"\W+", re.UNICODE)
@@ -55,17 +55,19 @@ def score_candidates(
     cosines: Mapping[str, float] | None = None,
     windows: Mapping[str, Window] | None = None,
     only: Collection[str] | None = None,
+    scorer: QueryScorer | None = None,
 ) -> dict[str, float]:
     """Relevance in [0, 1] of every candidate either leg found, comparable across kinds.
 
     `texts` holds each candidate's text (keys missing from it are scored on the legs' values
     alone); it lets the lexical evidence be exact (phrase, every content word) rather than a
     BM25 value whose scale depends on the corpus. `cosines` may add the cosine of candidates only
-    the keyword leg found; `windows` adds conversation context (see `Window`)."""
-    model = (config or FusionConfig()).relevance
+    the keyword leg found; `windows` adds conversation context (see `Window`). `scorer`, from
+    `query_scorer` for the same query, keyword hits and config, is reused as given (a second
+    pass over the same candidates then reads no text twice)."""
     cosine = {**(cosines or {}), **{h.key: h.value for h in vector}}
     bm25 = {h.key: h.value for h in keyword}
-    scorer = model.for_query(query, max(bm25.values(), default=0.0))
+    scorer = scorer or query_scorer(keyword, query=query, config=config)
     windows = windows or {}
     scores: dict[str, float] = {}
     for key in dict.fromkeys([*(h.key for h in vector), *bm25]):
@@ -82,6 +84,13 @@ def score_candidates(
             )
         )
     return scores
+
+
+def query_scorer(keyword: Sequence[LegHit], *, query: str, config: FusionConfig | None = None) -> QueryScorer:
+    """The relevance scorer `score_candidates` uses for `query` with these keyword hits (its
+    rarity scale is their best BM25 value); it memoizes which query words each text holds."""
+    model = (config or FusionConfig()).relevance
+    return model.for_query(query, max((h.value for h in keyword), default=0.0))
 
 
 def above_floor(scores: Mapping[str, float], floor: float) -> dict[str, float]:

