@@ -280,8 +280,10 @@ def _key_state(services: Any, size: int) -> None:
         return
     with services.db.read() as session:
         stamped = session.execute(sql_text("SELECT count(*) FROM message_key_stamps")).scalar_one()
+    collection = keys.corpus.collection
+    count = collection.count() if collection.exists else 0  # reads must not create the table
     print(
-        f"[{size}] sentence keys: {keys.corpus.collection.count():,} keys; "
+        f"[{size}] sentence keys: {count:,} keys; "
         f"{stamped:,} of {size:,} messages stamped ({stamped / size:.1%})"
     )
 
