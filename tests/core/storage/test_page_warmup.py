@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.storage.page_warmup import warm_files
+from app.core.storage.page_warmup import held_descriptor, warm_files
 
 
 def resident_share(path: Path) -> float:
@@ -78,3 +78,17 @@ def test_a_stop_request_ends_it_between_chunks(files: list[Path]) -> None:
     stop.set()
     assert warm_files(files, budget_bytes=1 << 30, stop=stop).bytes == 0
     assert resident_share(files[0]) < 0.1
+
+
+def test_a_locked_file_is_read_only_through_a_descriptor_already_held(files: list[Path]) -> None:
+    # SQLite's database: a descriptor of ours, once closed, would drop SQLite's locks on it.
+    first, _, small = files
+    assert held_descriptor(first) is None
+    assert warm_files([first], budget_bytes=1 << 30, locked={first}).files == 0  # nobody holds it
+    assert resident_share(first) < 0.1
+    with first.open("rb") as owner:  # what SQLite holds
+        assert held_descriptor(first) == owner.fileno()
+        warmed = warm_files([first, small], budget_bytes=1 << 30, chunk_bytes=1 << 20, locked={first})
+        assert (warmed.files, warmed.bytes) == (2, 4 << 20)
+        assert settled(first, 1.0) == 1.0
+        os.fstat(owner.fileno())  # still open: the warm-up closed nothing of its owner's
