@@ -48,6 +48,11 @@ class VectorErasure:
         self._idle.set()
         self._worker: threading.Thread | None = None
         self._running = threading.Lock()  # the worker and the repair job never compact at once
+        # A deletion's slow clean-ups of derived files (the faiss index's codes: ~9 s at 1M), run
+        # before the next compaction; on a host that is the worker, so the deletion is answered
+        # without waiting for them.
+        self._deferred: list[Callable[[], object]] = []
+        self._deferred_lock = threading.Lock()
 
     @property
     def background(self) -> bool:
@@ -69,6 +74,20 @@ class VectorErasure:
         """Block until the worker has nothing left to do (tests, benchmarks); False on timeout."""
         return self._idle.wait(timeout_s)
 
+    def defer(self, step: Callable[[], object]) -> None:
+        """Run `step` before the next compaction: at once in a command, on the worker in a host.
+
+        For a deletion's clean-up of files derived from the vectors (the faiss index's codes).
+        Crash-safe because the clean-up is also done by a later job (the index job drops codes
+        LanceDB no longer holds); deferring only moves it off the request path.
+        """
+        if self._worker is None:
+            step()
+            return
+        with self._deferred_lock:
+            self._deferred.append(step)
+        self.request()
+
     def close(self) -> None:
         """Stop the worker after its current table; what is left stays recorded for the next start."""
         self._stop.set()
@@ -76,6 +95,8 @@ class VectorErasure:
         worker = self._worker
         if worker is not None and worker is not threading.current_thread():
             worker.join(5.0)
+            if not worker.is_alive():
+                self._run_deferred()  # a deletion just before closing: its clean-up is not left behind
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -111,7 +132,17 @@ class VectorErasure:
         with self._running:
             return self._run(collections)
 
+    def _run_deferred(self) -> None:
+        with self._deferred_lock:
+            steps, self._deferred = self._deferred, []
+        for step in steps:
+            try:
+                step()
+            except Exception:  # derived files: the index job redoes it from LanceDB
+                log.exception("a deletion's clean-up failed; the index job finishes it")
+
     def _run(self, collections: Iterable[VectorCollection]) -> ErasureRun:
+        self._run_deferred()  # before the compaction and purge: nothing derived outlives the rows
         with self.db.read() as session:
             due = vector_erase.pending(session)
         if not due:

@@ -117,3 +117,25 @@ def test_idle_release_unmaps_and_repair_rebuilds_a_corrupt_index(faiss_services)
     services.index.repair(full=True)  # what `strata doctor --repair` runs
     assert leg.files.current().built_at > meta.built_at
     assert leg.search(corpus.embedder.embed_query("coffee harbor"), 10, Filter()) is not None
+
+
+def test_a_host_answers_a_deletion_before_rewriting_the_index_and_drops_the_codes_right_after(
+    faiss_services,
+) -> None:
+    services, corpus, _ids = faiss_services
+    text = "river mountain piano garden"
+    gone = int(_leg(corpus, text, services)[0])
+    erasure = services.memory.deletion.erasure
+    assert erasure is not None
+    erasure.start_background()  # what a host does when it schedules the index jobs
+    files = corpus.faiss().files
+    with erasure._running:  # the worker busy with an earlier deletion's compaction
+        report = services.memory.deletion.delete([gone])
+        # Answered without waiting for the worker: the codes are still in the files, and the
+        # search already leaves the message out (re-scoring drops rows without a vector).
+        assert report.to_dict()["vectorsErased"] is False
+        assert gone in set(files.keys(files.current()).tolist())
+        assert str(gone) not in _leg(corpus, text, services)
+    assert erasure.wait(60.0)
+    assert gone not in set(files.keys(files.current()).tolist())
+    erasure.close()
