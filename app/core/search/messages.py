@@ -176,7 +176,7 @@ class MessageSearcher:
                 self._key_leg, self.keys, query.text, mentions, query_vector, nameless_vector, key_where
             )
         vector_hits = self.corpus.vector_leg(vector, pool, where)
-        stored_windows = store is not None and self._stored_windows()
+        stored_windows = self._stored_windows()
         if store is not None and stored_windows:
             # The vector candidates' rows and turns at once, while the keyword worker may still be
             # reading its own (SQLite releases the GIL): read after waiting for that worker, they
