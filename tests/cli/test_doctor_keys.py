@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from app.bootstrap import build_services
@@ -83,7 +84,16 @@ class _CtrlCAfterFirstBatch(HashingEmbedder):
         return super().embed_documents(texts)
 
 
-def test_ctrl_c_keeps_the_keys_built_and_the_next_run_goes_on(data_dir: Path) -> None:
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler, as at a terminal: a run started in the background (`cmd &` in
+    a shell without job control) inherits SIGINT ignored, and the press would then do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_keeps_the_keys_built_and_the_next_run_goes_on(data_dir: Path, ctrl_c_raises: None) -> None:
     _archive_without_keys(data_dir, 600)  # more than one backlog batch (256 messages)
     settings = Settings(data_dir=data_dir, embedding=EmbeddingSettings(provider="hashing"))
     embedder = _CtrlCAfterFirstBatch()
