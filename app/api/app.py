@@ -116,6 +116,7 @@ def create_app(
             model_id=lambda: services.embedder.model_id,
             events=services.events,
             batcher=query_batcher(services) if settings.api.search_query_batch else None,
+            search_texts=services.memory.query_texts,
         )
         if search_workers > 0
         else None

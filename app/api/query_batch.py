@@ -200,10 +200,18 @@ def first_text(query: str, *, dated: bool, now_ms: int) -> str:
 def queued_search_text(scope: Scope, now_ms: int) -> str | None:
     """The first text of a search parked at admission: a `GET /api/search`'s query string, or a
     `POST /api/search`'s JSON body (the guard read it already: `security.BODY_KEY`); else None."""
+    request = search_request(scope)
+    return None if request is None else first_text(request[0], dated=request[1], now_ms=now_ms)
+
+
+def search_request(scope: Scope) -> tuple[str, bool] | None:
+    """The query of a search parked at admission and whether the request brings its own dates
+    (`since` or `until`): from a `GET /api/search`'s query string or a `POST /api/search`'s JSON
+    body (the guard read it already: `security.BODY_KEY`); else None."""
     if scope.get("path") != SEARCH_PATH:
         return None
     if scope.get("method") == "POST":
-        return _posted_text(scope.get(BODY_KEY), now_ms)
+        return _posted_request(scope.get(BODY_KEY))
     if scope.get("method") != "GET":
         return None
     # As Starlette reads it (a repeated parameter: the last one).
@@ -211,12 +219,12 @@ def queued_search_text(scope: Scope, now_ms: int) -> str | None:
     query = params.get("q")
     if not query or not query[-1].strip():
         return None
-    return first_text(query[-1], dated="since" in params or "until" in params, now_ms=now_ms)
+    return query[-1], "since" in params or "until" in params
 
 
-def _posted_text(body: object, now_ms: int) -> str | None:
-    """The first text of a search body as `SearchIn` reads it (dated by a non-null `since` or
-    `until`); None for a body it would refuse anyway (the request gets its 422 as before)."""
+def _posted_request(body: object) -> tuple[str, bool] | None:
+    """The query of a search body as `SearchIn` reads it, and whether it is dated (a non-null
+    `since` or `until`); None for a body it would refuse anyway (the request gets its 422 as before)."""
     if not isinstance(body, bytes):
         return None
     try:
@@ -228,8 +236,7 @@ def _posted_text(body: object, now_ms: int) -> str | None:
     query = fields.get("query")
     if not isinstance(query, str) or not query.strip():
         return None
-    dated = fields.get("since") is not None or fields.get("until") is not None
-    return first_text(query, dated=dated, now_ms=now_ms)
+    return query, fields.get("since") is not None or fields.get("until") is not None
 
 
 def query_batcher(services: Services) -> QueryBatcher | None:

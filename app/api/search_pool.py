@@ -32,7 +32,7 @@ import os
 import pickle
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
@@ -42,7 +42,7 @@ from typing import Any
 from starlette.types import Scope
 
 from app.api import search_worker
-from app.api.query_batch import QueryBatcher, first_text, queued_search_text
+from app.api.query_batch import QueryBatcher, Ticket, first_text, search_request
 from app.api.schemas import SearchIn
 from app.core.events import Change, EventBus
 from app.core.settings import Settings
@@ -99,6 +99,7 @@ class SearchPool:
         events: EventBus | None = None,
         reap_every: float = REAP_EVERY_SECONDS,
         batcher: QueryBatcher | None = None,
+        search_texts: Callable[[str, bool], Sequence[str] | None] | None = None,
     ) -> None:
         self.settings = settings
         self.reap_every = reap_every
@@ -125,6 +126,10 @@ class SearchPool:
         self.started = self.stopped = self.in_worker = self.in_process = self.with_vector = 0
         # Embeds waiting searches' queries together in this process (None: each worker its own).
         self.batcher = batcher
+        # The texts a search (query, dated) embeds before its first ranking, all batched
+        # (`MessageSearcher.texts_to_embed`: a query naming people needs a second one); None, or
+        # None from it, batches the first text alone.
+        self._search_texts = search_texts
         if events is not None:
             events.subscribe(self._on_change)
 
@@ -151,11 +156,12 @@ class SearchPool:
     # -- answering ----------------------------------------------------------------------------
     async def answer(self, body: SearchIn, in_process: Callable[[], Any]) -> Any:
         """The search's JSON bytes from a worker, or `in_process()`'s result (run on a thread)."""
-        worker = await self._acquire(body)  # None: an in-process lane, already counted as taken
+        texts = self._texts(body.query, body.since is not None or body.until is not None)
+        worker = await self._acquire(texts)  # None: an in-process lane, already counted as taken
         if worker is not None:
             try:
                 try:
-                    vectors = await self._vectors(body)
+                    vectors = await self._vectors(texts)
                 except asyncio.CancelledError:
                     worker.busy = None  # nothing was sent to it: free again
                     raise
@@ -188,31 +194,40 @@ class SearchPool:
         batcher = self.batcher
         if batcher is None or self._closed:
             return None
-        text = queued_search_text(scope, self._now_ms())
-        ticket = batcher.queued(text) if text is not None else None
-        return None if ticket is None else partial(batcher.withdraw, ticket)
+        request = search_request(scope)
+        if request is None:
+            return None
+        tickets = _queued(batcher, self._texts(*request))
+        return partial(_withdraw, batcher, tickets) if tickets else None
 
-    def _first_text(self, body: SearchIn) -> str:
-        dated = body.since is not None or body.until is not None
-        return first_text(body.query, dated=dated, now_ms=self._now_ms())
-
-    async def _vectors(self, body: SearchIn) -> tuple[tuple[str, Any], ...]:
-        """The query's vector from a batch, for the worker's query cache (or nothing: it embeds
-        the query itself). Waits only for a batch that is making it already."""
+    def _texts(self, query: str, dated: bool) -> tuple[str, ...]:
+        """The texts a search embeds first, to batch (none without a batcher)."""
         if self.batcher is None:
             return ()
-        text = self._first_text(body)
-        found = self.batcher.take(text)
-        if isinstance(found, Future):
-            # asyncio.wait: the batch's own end (even cancelled at close) is not our cancellation.
-            await asyncio.wait({asyncio.wrap_future(found)})
-            found = self.batcher.take(text)
-        if found is None or isinstance(found, Future) or found[0] != self._model_id():
-            return ()
-        self.with_vector += 1
-        return ((text, found[1]),)
+        found = self._search_texts(query, dated) if self._search_texts is not None else None
+        if found is None:
+            return (first_text(query, dated=dated, now_ms=self._now_ms()),)
+        return tuple(found)
 
-    async def _acquire(self, body: SearchIn) -> _Worker | None:
+    async def _vectors(self, texts: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+        """The search's query vectors from batches, for the worker's query cache (a text without
+        one is embedded by the worker itself). Waits only for a batch that is making one already."""
+        if self.batcher is None:
+            return ()
+        found = []
+        for text in texts:
+            vector = self.batcher.take(text)
+            if isinstance(vector, Future):
+                # asyncio.wait: the batch's own end (even cancelled at close) is not our cancellation.
+                await asyncio.wait({asyncio.wrap_future(vector)})
+                vector = self.batcher.take(text)
+            if vector is not None and not isinstance(vector, Future) and vector[0] == self._model_id():
+                found.append((text, vector[1]))
+        if found and found[0][0] == texts[0]:
+            self.with_vector += 1
+        return tuple(found)
+
+    async def _acquire(self, texts: tuple[str, ...]) -> _Worker | None:
         """A free ready worker, or None for an in-process lane (counted here): after a fresh
         write, while lanes are free, with no worker ready."""
         if self._closed or self.max_workers <= 0 or time.monotonic() - self._written_at < FRESH_WRITE_SECONDS:
@@ -232,7 +247,7 @@ class SearchPool:
         waiter: asyncio.Future[_Worker | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
         batcher = self.batcher
-        ticket = batcher.queued(self._first_text(body), next_up=True) if batcher is not None else None
+        tickets = _queued(batcher, texts, next_up=True) if batcher is not None else []
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -245,8 +260,8 @@ class SearchPool:
                 self._wake_one()
             raise
         finally:
-            if batcher is not None and ticket is not None:  # it waits no more (a batch has it, or not)
-                batcher.withdraw(ticket)
+            if batcher is not None:  # it waits no more (a batch has its texts, or not)
+                _withdraw(batcher, tickets)
 
     def _lanes(self) -> int:
         """Searches the server may run itself now: any number with no worker ready (as without
@@ -402,6 +417,16 @@ class SearchPool:
         await asyncio.to_thread(_join, workers, self.stop_seconds)
         exiting, self._exiting = self._exiting, []
         await asyncio.to_thread(_wait_exited, exiting)
+
+
+def _queued(batcher: QueryBatcher, texts: Sequence[str], *, next_up: bool = False) -> list[Ticket]:
+    """Tickets of a waiting search for each of its texts (none for a text batched already)."""
+    return [t for text in texts if (t := batcher.queued(text, next_up=next_up)) is not None]
+
+
+def _withdraw(batcher: QueryBatcher, tickets: Sequence[Ticket]) -> None:
+    for ticket in tickets:
+        batcher.withdraw(ticket)
 
 
 def _stop(worker: _Worker) -> None:

@@ -196,6 +196,11 @@ class MemoryService:
         merged = annotate_insight_twins(merged)
         return dataclasses.replace(outcome, hits=merged, hidden=outcome.hidden + hidden)
 
+    def query_texts(self, text: str, dated: bool) -> tuple[str, ...] | None:
+        """The texts a search for `text` embeds before its first ranking, to embed ahead of it
+        with other searches' (`MessageSearcher.texts_to_embed`; `dated`: the request's own range)."""
+        return self.searcher.texts_to_embed(text, self.user_id, dated=dated)
+
     # -- records ------------------------------------------------------------------------------
     def get(self, record_id: int, *, reveal_archived: bool = False) -> MessageRecord:
         with self.db.read() as session:

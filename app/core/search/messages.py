@@ -338,19 +338,42 @@ class MessageSearcher:
         key_vector = key_query_vector(vector, text, mentions, embed, self.config.key_nameless_mix)
         return keys.vector_leg(key_vector, self.config.key_pool, where)
 
-    def _nameless(self, text: str, mentions: Mentions) -> str | None:
-        """The query without its names when a vector leg blends it in (key_query.py), else None."""
+    def _nameless(self, text: str, mentions: Mentions, *, keys_held: bool | None = None) -> str | None:
+        """The query without its names when a vector leg blends it in (key_query.py), else None.
+        `keys_held`: whether the key leg runs (None: ask the key collection's copy)."""
         config = self.config
         # An empty key collection (keys not built yet) skips its leg, so its blend is not wanted.
         keys = self.keys
+        if keys_held is None:
+            keys_held = keys is not None and keys.collection.exists and not keys.matrix().holds_nothing()
         wanted = (config.message_nameless_mix > 0 and not asks_about_self(text)) or (
-            config.key_nameless_mix > 0
-            and config.sentence_keys
-            and keys is not None
-            and keys.collection.exists
-            and not keys.matrix().holds_nothing()
+            config.key_nameless_mix > 0 and config.sentence_keys and keys is not None and keys_held
         )
         return nameless_text(text, mentions) if wanted else None
+
+    def texts_to_embed(self, text: str, user_id: str, *, dated: bool) -> tuple[str, ...] | None:
+        """The texts a search for `text` embeds before its first ranking (the query less a date
+        phrase it turns into a range, and that without the people it names where a vector leg
+        blends it in), for a host that embeds waiting searches' texts together and hands each
+        search its vectors (app/api/query_batch.py). `dated`: the request brings its own range,
+        so the text keeps its date words. None while the people directory was never read (it is
+        not read here: the REST server asks on its event loop); () for an empty text.
+
+        It reads no vector copy (a host's copies stay as its own searches left them): the key
+        leg is taken to run, so a query naming people whose archive has no sentence keys yet
+        gets one vector nobody asks for. The floor's own text (asked for later, if at all) is
+        not among them."""
+        text = text.strip()
+        if not text:
+            return ()
+        mentions = self.people.mentions_if_read(user_id, text)
+        if mentions is None:
+            return None
+        if self.config.parse_dates and not dated:
+            parsed = parse_query_dates(text, self.clock.now_ms())
+            text = parsed.text if parsed.range is not None else text
+        bare = self._nameless(text, mentions, keys_held=self.config.sentence_keys)
+        return (text, bare) if bare else (text,)
 
     def _shaped(self, text: str, mentions: Mentions) -> np.ndarray | None:
         """The embedded answer-shaped statement of a question about named people (or None)."""

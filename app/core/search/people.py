@@ -104,6 +104,21 @@ class PeopleDirectory:
 
     def mentions(self, user_id: str, query: str) -> Mentions:
         by_token, where = self._load(user_id)
+        return self._mentions(by_token, where, query)
+
+    def mentions_if_read(self, user_id: str, query: str) -> Mentions | None:
+        """`mentions`, or None while the directory was never read (instead of reading it now):
+        for a caller that must not wait on SQLite, such as the REST server's event loop."""
+        with self._lock:
+            if user_id not in self._cache:
+                return None
+        by_token, where = self._load(user_id)  # read: answers at once (renewed in the background)
+        return self._mentions(by_token, where, query)
+
+    @staticmethod
+    def _mentions(
+        by_token: dict[str, set[str]], where: dict[str, set[tuple[str, str]]], query: str
+    ) -> Mentions:
         persons: set[str] = set()
         for word in _WORD.findall(query.lower()):
             word = word.removesuffix("'s").strip(".-'")
